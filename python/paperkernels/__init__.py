@@ -1,0 +1,48 @@
+"""paperkernels: fast, exact and tested implementations of five recent machine-learning papers.
+
+Modules (each imported on first use):
+
+- :mod:`paperkernels.toptwo`  -- beta-EB-TCI best-arm identification
+- :mod:`paperkernels.cascade` -- topic-order cascading bandits, exact planning and learning
+- :mod:`paperkernels.greedy`  -- ensembles of greedy forward selection with feature subsampling
+- :mod:`paperkernels.shapes`  -- XShapeEnc Zernike-moment shape and pose encoding
+- :mod:`paperkernels.relu`    -- ReLU-network symmetries and exact functional equivalence
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any, List
+
+try:
+    from importlib.metadata import PackageNotFoundError, version as _dist_version
+
+    __version__ = _dist_version("paperkernels")
+except PackageNotFoundError:  # running from a source tree without an installed distribution
+    __version__ = "0.0.0+unknown"
+
+MODULES = ("toptwo", "cascade", "greedy", "shapes", "relu")
+
+__all__ = ["__version__", "available_modules", *MODULES]
+
+
+def available_modules() -> List[str]:
+    """Names of the paper modules present in this build, in the package's canonical order."""
+    found = []
+    for name in MODULES:
+        if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            found.append(name)
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    if name in MODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(MODULES))
