@@ -1,6 +1,7 @@
 """The shared core: PRNG streams, the deterministic parallel-for, errors, seeds, validation, CLI."""
 
 import _thread
+import signal
 import subprocess
 import sys
 import threading
@@ -131,12 +132,21 @@ def test_lowest_failing_task_reported(n_threads):
         _core.parallel_fail_at(40, 5, n_threads)
 
 
-def test_interrupt_raises_keyboard_interrupt():
+@pytest.fixture
+def sigint_raises():
+    # A process started in the background inherits SIGINT ignored; install Python's handler.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_interrupt_raises_keyboard_interrupt(sigint_raises, threads):
     timer = threading.Timer(0.2, _thread.interrupt_main)
     timer.start()
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        _core.parallel_busy_wait(4, 30.0, 2)
+        _core.parallel_busy_wait(4, 30.0, threads)
     assert time.perf_counter() - start < 5.0
     timer.join()
 
