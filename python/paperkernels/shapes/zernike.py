@@ -151,7 +151,8 @@ def polar_basis(N: int, grid: PolarGrid, scale: Optional[np.ndarray] = None):
 
 
 def _guess_input(shapes: Any) -> str:
-    """Dicts, geometries, lists of rings or polygons and float (V, 2)/(B, V, 2) arrays are polygons."""
+    """Dicts, geometries, lists of rings or polygons and float or signed-integer (V, 2)/(B, V, 2)
+    arrays are polygons; anything else (bool and uint8 arrays included) is read as masks."""
     if hasattr(shapes, "__geo_interface__") or isinstance(shapes, dict):
         return "polygon"
     if isinstance(shapes, (list, tuple)):
@@ -166,7 +167,7 @@ def _guess_input(shapes: Any) -> str:
             return "polygon"  # ragged: a list of rings
         return "cartesian" if arr.ndim == 2 and arr.shape[1] != 2 else "polygon"
     arr = np.asarray(shapes)
-    if arr.ndim in (2, 3) and arr.shape[-1] == 2 and arr.shape[-2] > 2 and arr.dtype.kind == "f":
+    if arr.ndim in (2, 3) and arr.shape[-1] == 2 and arr.shape[-2] > 2 and arr.dtype.kind in "if":
         return "polygon"
     return "cartesian"
 
@@ -193,8 +194,8 @@ def zernike_moments(
         ``input="polygon"``: a ``(V, 2)`` array, a GeoJSON Polygon/MultiPolygon dict, a shapely
         geometry, or a list of such (a list item may also be a list of rings ``[outer, hole, ...]``);
         vertices must lie in the closed unit disk (see :func:`normalize`).
-        ``"auto"`` reads dicts, geometries, lists and float ``(V, 2)``/``(B, V, 2)`` arrays as
-        polygons and anything else as masks.
+        ``"auto"`` reads dicts, geometries, lists and float or signed-integer ``(V, 2)``/``(B, V, 2)``
+        arrays (V > 2) as polygons and anything else as masks.
     N : int
         Largest radial order, ``0 <= N <= 200``.
     supersample : int
