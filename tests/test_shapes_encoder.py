@@ -192,3 +192,29 @@ def test_joint_decoding_with_known_pose_or_known_geometry(blobs, beta):
     assert np.max(np.abs(fit.pose - poses)) < 1e-8 and np.all(fit.residual < 1e-8)
     with pytest.raises(ValueError, match="beta: codes made with beta = 0"):
         enc.decode_joint(joint, poses, 0.0)
+
+
+def test_gil_is_released_during_batch_moments():
+    # The main thread waits for the worker to enter the C++ call, then needs the GIL to take a
+    # timestamp: it resumes at once if the call released the GIL, only at its end otherwise.
+    import threading
+    import time
+
+    masks = (np.random.default_rng(9).random((2000, 64, 64)) > 0.5).astype(np.float32)
+    enc = ps.XShapeEncoder(20, n_threads=1)
+    enc.encode_geometry(masks[:2])  # build the basis first
+    started = threading.Event()
+    times = {}
+
+    def work():
+        started.set()
+        times["start"] = time.perf_counter()
+        enc.encode_geometry(masks)
+        times["end"] = time.perf_counter()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    started.wait()
+    resumed = time.perf_counter()
+    worker.join()
+    assert resumed - times["start"] < 0.5 * (times["end"] - times["start"])

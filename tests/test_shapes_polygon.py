@@ -176,3 +176,35 @@ def test_corpus_is_seeded_and_inside_the_disk():
     c = ps.zernike_moments(a, 10)
     assert np.all(np.abs(c[:, 1]) < 1e-13)  # centred at their centroids
     assert sum(len(s.interiors) for s in ps.synthetic_shapes(40, seed=1)) > 0  # holes occur
+
+
+def test_boundary_rule_identity_in_exact_arithmetic():
+    # d/dz [U_{n+1}^{k+1} - U_{n-1}^{k+1}] = (n + 1) U_n^k with U_n^k = R_n^|k| e^{i k theta},
+    # checked on polynomials in (z, zbar) with rational coefficients.
+    from collections import defaultdict
+
+    from _shapes_reference import radial_coefficients
+
+    def U(n, k):
+        poly = defaultdict(int)
+        if abs(k) > n or (n - abs(k)) % 2:
+            return poly
+        for power, c in radial_coefficients(n, abs(k)).items():
+            h = (power - abs(k)) // 2
+            poly[(h + k, h) if k >= 0 else (h, h - k)] += c
+        return poly
+
+    def d_dz(poly):
+        out = defaultdict(int)
+        for (a, b), c in poly.items():
+            if a:
+                out[(a - 1, b)] += a * c
+        return out
+
+    for n in range(12):
+        for k in range(-n, n + 1, 2):
+            lhs = d_dz(U(n + 1, k + 1))
+            for key, c in d_dz(U(n - 1, k + 1)).items():
+                lhs[key] -= c
+            rhs = U(n, k)
+            assert all(lhs[key] == (n + 1) * rhs[key] for key in set(lhs) | set(rhs)), (n, k)
