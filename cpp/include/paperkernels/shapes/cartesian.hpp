@@ -82,36 +82,52 @@ class CartesianBasis {
   bool folded() const { return folded_; }
 
   // out (B x 2S): [Re c_k, Im c_k] for each k of the half set. Masks must hold values in [0, 1].
+  // A stored basis is walked once per block of shapes (whose masks stay in cache); a basis
+  // evaluated on the fly is computed once per chunk of pixels for a run of up to kRun shapes.
   template <class T>
   void analyse(const T* masks, std::size_t B, double* out, unsigned threads, const Poll& poll) const {
     require(purpose_ == Purpose::analysis, "internal: basis built for synthesis used for analysis");
     const std::size_t HW = static_cast<std::size_t>(H_) * W_;
-    run_parallel(B, threads, poll, [&](std::size_t b) { check_mask(masks + b * HW, b); });
-
-    std::vector<std::vector<double>> acc(groups_.size());
-    for (std::size_t g = 0; g < groups_.size(); ++g) acc[g].assign(B * groups_[g].width, 0.0);
-    const std::size_t n_blocks = (B + kBlock - 1) / kBlock;
-    std::vector<std::vector<double>> scratch;
-    for (std::size_t p0 = 0; p0 < n_pixels(); p0 += chunk_) {
-      const std::size_t p1 = std::min(n_pixels(), p0 + chunk_);
-      const auto matrices = chunk_matrices(p0, p1, threads, poll, scratch);
+    if (precomputed_) {
+      const std::size_t n_blocks = (B + kBlock - 1) / kBlock;
       run_parallel(n_blocks, threads, poll, [&](std::size_t block) {
         const std::size_t b0 = block * kBlock, nb = std::min(kBlock, B - b0);
-        std::vector<std::vector<double>> features(groups_.size());
-        for (std::size_t g = 0; g < groups_.size(); ++g)
-          features[g].resize(nb * (p1 - p0) * groups_[g].features);
-        for (std::size_t b = 0; b < nb; ++b) gather_features(masks + (b0 + b) * HW, p0, p1, b, features);
-        for (std::size_t g = 0; g < groups_.size(); ++g) {
-          const std::size_t K = groups_[g].width, Q = (p1 - p0) * groups_[g].features;
-          accumulate_product(nb, Q, K, features[g].data(), Q, matrices[g], K, acc[g].data() + b0 * K, K);
+        for (std::size_t b = 0; b < nb; ++b) check_mask(masks + (b0 + b) * HW, b0 + b);
+        std::vector<std::vector<double>> acc(groups_.size()), features(groups_.size());
+        for (std::size_t g = 0; g < groups_.size(); ++g) acc[g].assign(nb * groups_[g].width, 0.0);
+        for (std::size_t p0 = 0; p0 < n_pixels(); p0 += chunk_) {
+          const std::size_t p1 = std::min(n_pixels(), p0 + chunk_);
+          std::vector<const double*> matrices(groups_.size());
+          for (std::size_t g = 0; g < groups_.size(); ++g)
+            matrices[g] = groups_[g].matrix.data() + p0 * groups_[g].features * groups_[g].width;
+          accumulate_chunk(masks + b0 * HW, nb, p0, p1, matrices, features, acc);
         }
+        scatter_moments(acc, nb, out + b0 * 2 * S_);
       });
-      if (threads <= 1 && poll && poll()) throw interrupted();
+      return;
     }
-    for (std::size_t g = 0; g < groups_.size(); ++g) {
-      const auto& cols = groups_[g].cols;
-      for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t k = 0; k < cols.size(); ++k) out[b * 2 * S_ + cols[k]] = acc[g][b * groups_[g].width + k];
+    std::vector<std::vector<double>> scratch;
+    for (std::size_t r0 = 0; r0 < B; r0 += kRun) {
+      const std::size_t rn = std::min(kRun, B - r0), n_blocks = (rn + kBlock - 1) / kBlock;
+      run_parallel(rn, threads, poll, [&](std::size_t b) { check_mask(masks + (r0 + b) * HW, r0 + b); });
+      std::vector<std::vector<std::vector<double>>> acc(n_blocks, std::vector<std::vector<double>>(groups_.size()));
+      for (std::size_t block = 0; block < n_blocks; ++block)
+        for (std::size_t g = 0; g < groups_.size(); ++g)
+          acc[block][g].assign(std::min(kBlock, rn - block * kBlock) * groups_[g].width, 0.0);
+      for (std::size_t p0 = 0; p0 < n_pixels(); p0 += chunk_) {
+        const std::size_t p1 = std::min(n_pixels(), p0 + chunk_);
+        const auto matrices = chunk_matrices(p0, p1, threads, poll, scratch);
+        run_parallel(n_blocks, threads, poll, [&](std::size_t block) {
+          const std::size_t b0 = r0 + block * kBlock, nb = std::min(kBlock, r0 + rn - b0);
+          std::vector<std::vector<double>> features(groups_.size());
+          accumulate_chunk(masks + b0 * HW, nb, p0, p1, matrices, features, acc[block]);
+        });
+        if (threads <= 1 && poll && poll()) throw interrupted();
+      }
+      for (std::size_t block = 0; block < n_blocks; ++block) {
+        const std::size_t b0 = r0 + block * kBlock, nb = std::min(kBlock, r0 + rn - b0);
+        scatter_moments(acc[block], nb, out + b0 * 2 * S_);
+      }
     }
   }
 
@@ -151,7 +167,30 @@ class CartesianBasis {
   }
 
  private:
-  static constexpr std::size_t kBlock = 8;  // shapes per task
+  static constexpr std::size_t kBlock = 8;   // shapes per task
+  static constexpr std::size_t kRun = 256;   // shapes per pass over an on-the-fly basis
+
+  // acc (per group, nb x width) += the contribution of pixels [p0, p1) of nb consecutive masks.
+  template <class T>
+  void accumulate_chunk(const T* masks, std::size_t nb, std::size_t p0, std::size_t p1,
+                        const std::vector<const double*>& matrices, std::vector<std::vector<double>>& features,
+                        std::vector<std::vector<double>>& acc) const {
+    const std::size_t HW = static_cast<std::size_t>(H_) * W_;
+    for (std::size_t g = 0; g < groups_.size(); ++g) features[g].resize(nb * (p1 - p0) * groups_[g].features);
+    for (std::size_t b = 0; b < nb; ++b) gather_features(masks + b * HW, p0, p1, b, features);
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      const std::size_t K = groups_[g].width, Q = (p1 - p0) * groups_[g].features;
+      accumulate_product(nb, Q, K, features[g].data(), Q, matrices[g], K, acc[g].data(), K);
+    }
+  }
+
+  void scatter_moments(const std::vector<std::vector<double>>& acc, std::size_t nb, double* out) const {
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      const auto& cols = groups_[g].cols;
+      for (std::size_t b = 0; b < nb; ++b)
+        for (std::size_t k = 0; k < cols.size(); ++k) out[b * 2 * S_ + cols[k]] = acc[g][b * groups_[g].width + k];
+    }
+  }
 
   struct Group {
     std::size_t features = 1;            // rows per pixel in the matrix (1, or 2 interleaved)
