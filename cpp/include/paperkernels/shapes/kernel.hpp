@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 #if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__)) && \
     !defined(PAPERKERNELS_NO_TARGET_CLONES)
@@ -16,7 +17,7 @@
 #define PAPERKERNELS_TARGET_CLONES
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(PAPERKERNELS_NO_VECTOR_EXTENSIONS)
 #define PAPERKERNELS_VECTOR_EXTENSIONS 1
 #endif
 
@@ -36,15 +37,33 @@ inline void product_edge(std::size_t bn, std::size_t kn, std::size_t Q, const do
 
 }  // namespace detail
 
-#ifdef PAPERKERNELS_VECTOR_EXTENSIONS
-
 namespace detail {
+#ifdef PAPERKERNELS_VECTOR_EXTENSIONS
 // Eight doubles: one register with AVX-512, two with AVX2, four with SSE2.
 typedef double v8 __attribute__((vector_size(64)));
 typedef double v8_unaligned __attribute__((vector_size(64), aligned(8), may_alias));
+#else
+struct v8 {
+  double x[8];
+  friend v8 operator+(v8 a, const v8& b) { for (int i = 0; i < 8; ++i) a.x[i] += b.x[i]; return a; }
+  friend v8 operator-(v8 a, const v8& b) { for (int i = 0; i < 8; ++i) a.x[i] -= b.x[i]; return a; }
+  friend v8 operator*(v8 a, const v8& b) { for (int i = 0; i < 8; ++i) a.x[i] *= b.x[i]; return a; }
+  v8& operator+=(const v8& b) { return *this = *this + b; }
+};
+#endif
+#ifdef PAPERKERNELS_VECTOR_EXTENSIONS
+// Unaligned eight-double views of lane-interleaved buffers.
+inline const v8_unaligned& lanes(const double* p) { return *reinterpret_cast<const v8_unaligned*>(p); }
+inline v8_unaligned& lanes(double* p) { return *reinterpret_cast<v8_unaligned*>(p); }
+#else
+inline const v8& lanes(const double* p) { return *reinterpret_cast<const v8*>(p); }
+inline v8& lanes(double* p) { return *reinterpret_cast<v8*>(p); }
+#endif
 }  // namespace detail
 
-PAPERKERNELS_TARGET_CLONES
+#ifdef PAPERKERNELS_VECTOR_EXTENSIONS
+
+PAPERKERNELS_TARGET_CLONES [[maybe_unused]]
 static void accumulate_product(std::size_t nb, std::size_t Q, std::size_t K, const double* F, std::size_t ldF,
                                const double* M, std::size_t ldM, double* acc, std::size_t ldacc) {
   using detail::v8;
@@ -141,7 +160,7 @@ static void accumulate_product(std::size_t nb, std::size_t Q, std::size_t K, con
 
 #else
 
-static void accumulate_product(std::size_t nb, std::size_t Q, std::size_t K, const double* F, std::size_t ldF,
+[[maybe_unused]] static void accumulate_product(std::size_t nb, std::size_t Q, std::size_t K, const double* F, std::size_t ldF,
                                const double* M, std::size_t ldM, double* acc, std::size_t ldacc) {
   detail::product_edge(nb, K, Q, F, ldF, M, ldM, acc, ldacc);
 }

@@ -19,12 +19,14 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "paperkernels/shapes/kernel.hpp"
 #include "paperkernels/shapes/zernike.hpp"
 
 namespace paperkernels::shapes {
@@ -42,10 +44,85 @@ struct RingSet {
 
 inline constexpr int kLanes = 8;
 
+// One pack of kLanes points z with complex weights w: the radial table of order `top` (lane
+// interleaved, kLanes values per entry), the phases w e^{-i j theta}, then for each (n, m) of the
+// half set of order N
+//   fan rule:      acc_nm += w R_n^m e^{-i m theta}
+//   boundary rule: acc_nm += w e^{-i (m - 1) theta} (R_{n+1}^{|m-1|} - R_{n-1}^{|m-1|}).
+PAPERKERNELS_TARGET_CLONES [[maybe_unused]]
+static void accumulate_pack(int N, int top, bool boundary, const double* px, const double* py, const double* wre,
+                            const double* wim, double* radial, double* pre, double* pim, double* acc_re,
+                            double* acc_im) {
+  static_assert(kLanes == 8, "the pack kernel works on eight lanes");
+  using detail::lanes;
+  using detail::v8;
+  double rho_[kLanes], c1_[kLanes], s1_[kLanes];
+  for (int l = 0; l < kLanes; ++l) {
+    const double r = std::sqrt(px[l] * px[l] + py[l] * py[l]);
+    rho_[l] = std::min(1.0, r);
+    c1_[l] = r > 0.0 ? px[l] / r : 1.0;
+    s1_[l] = r > 0.0 ? py[l] / r : 0.0;
+  }
+  const v8 rho = lanes(rho_), c1 = lanes(c1_), s1 = lanes(s1_);
+  const v8 zero = rho - rho;
+
+  // The recurrence of RadialTable (zernike.hpp) on eight radii at once, in place in the table.
+  for (int l = 0; l < kLanes; ++l) radial[l] = 1.0;  // R_0^0
+  for (int n = 1; n <= top; ++n) {
+    double* row = radial + half_size(n - 1) * kLanes;
+    const double* prev = radial + half_size(n - 2) * kLanes;                     // row n - 1
+    const double* prev2 = n >= 2 ? radial + half_size(n - 3) * kLanes : nullptr;  // row n - 2
+    for (int m = n & 1, k = 0; m <= n; m += 2, ++k) {
+      // row n - 1 holds m' = (n-1)&1, +2, ...: entry of m' is (m' - ((n-1)&1)) / 2
+      const int left_m = m == 0 ? 1 : m - 1;
+      const v8 left = lanes(prev + ((left_m - ((n - 1) & 1)) / 2) * kLanes);
+      const v8 right = m + 1 <= n - 1 ? lanes(prev + ((m + 1 - ((n - 1) & 1)) / 2) * kLanes) : zero;
+      const v8 below = m <= n - 2 ? lanes(prev2 + ((m - (n & 1)) / 2) * kLanes) : zero;
+      lanes(row + k * kLanes) = rho * (left + right) - below;
+    }
+  }
+
+  // phase[j + shift] = w e^{-i j theta} for j = -shift .. N (shift = 1 stores j = -1 at 0).
+  const int shift = boundary ? 1 : 0;
+  v8 re = lanes(wre), im = lanes(wim);
+  lanes(pre + shift * kLanes) = re;
+  lanes(pim + shift * kLanes) = im;
+  if (shift) {
+    lanes(pre) = re * c1 - im * s1;
+    lanes(pim) = re * s1 + im * c1;
+  }
+  for (int j = 1; j + shift <= N + 1; ++j) {
+    const v8 next_re = re * c1 + im * s1, next_im = im * c1 - re * s1;
+    re = next_re;
+    im = next_im;
+    lanes(pre + (j + shift) * kLanes) = re;
+    lanes(pim + (j + shift) * kLanes) = im;
+  }
+
+  std::size_t k = 0;
+  for (int n = 0; n <= N; ++n) {
+    for (int m = n & 1; m <= n; m += 2, ++k) {
+      const v8 qre = lanes(pre + m * kLanes);  // fan: j = m; boundary: j = m - 1 stored at m
+      const v8 qim = lanes(pim + m * kLanes);
+      v8 factor;
+      if (!boundary) {
+        factor = lanes(radial + half_index(n, m) * kLanes);
+      } else {
+        const int mm = m == 0 ? 1 : m - 1;
+        factor = lanes(radial + half_index(n + 1, mm) * kLanes);
+        if (n - 1 >= mm) factor = factor - lanes(radial + half_index(n - 1, mm) * kLanes);
+      }
+      lanes(acc_re + k * kLanes) += qre * factor;
+      lanes(acc_im + k * kLanes) += qim * factor;
+    }
+  }
+}
+
 class PolygonMoments {
  public:
   PolygonMoments(int N, PolygonRule rule)
-      : N_(N), top_(rule == PolygonRule::boundary ? N + 1 : N), rule_(rule), q_(N / 2 + 2) {
+      : N_(N), top_(rule == PolygonRule::boundary ? N + 1 : N), rule_(rule),
+        q_(rule == PolygonRule::boundary ? (N + 3) / 2 : N / 2 + 2) {
     nodes_.resize(q_);
     weights_.resize(q_);
     gauss_legendre(q_, nodes_.data(), weights_.data());
@@ -55,7 +132,6 @@ class PolygonMoments {
     }
     const std::size_t table = half_size(top_) * kLanes;
     radial_.resize(table);
-    rows_.resize(3 * static_cast<std::size_t>(top_ + 3) * kLanes);
     phase_re_.resize(static_cast<std::size_t>(N_ + 2) * kLanes);
     phase_im_.resize(phase_re_.size());
     acc_re_.resize(half_size(N_) * kLanes);
@@ -106,7 +182,7 @@ class PolygonMoments {
   PolygonRule rule_;
   int q_;
   std::vector<double> nodes_, weights_;
-  std::vector<double> radial_, rows_, phase_re_, phase_im_, acc_re_, acc_im_;
+  std::vector<double> radial_, phase_re_, phase_im_, acc_re_, acc_im_;
   double px_[kLanes] = {}, py_[kLanes] = {}, wre_[kLanes] = {}, wim_[kLanes] = {};
   int fill_ = 0;
 
@@ -140,107 +216,11 @@ class PolygonMoments {
     }
   }
 
-  // Radial table of order top_ for the pack (lane-interleaved), then the pack's contributions.
   void flush() {
     for (int l = fill_; l < kLanes; ++l) px_[l] = py_[l] = wre_[l] = wim_[l] = 0.0;
     fill_ = 0;
-    double rho[kLanes], c1[kLanes], s1[kLanes];
-    for (int l = 0; l < kLanes; ++l) {
-      rho[l] = std::min(1.0, std::hypot(px_[l], py_[l]));
-      const double r = std::hypot(px_[l], py_[l]);
-      c1[l] = r > 0.0 ? px_[l] / r : 1.0;
-      s1[l] = r > 0.0 ? py_[l] / r : 0.0;
-    }
-    radial_lanes(rho);
-
-    // phase_[j] = weight * e^{-i j theta}, j = 0 .. N (boundary rule: j = m - 1, stored at j + 1).
-    const int shift = rule_ == PolygonRule::boundary ? 1 : 0;
-    double* pre = phase_re_.data();
-    double* pim = phase_im_.data();
-    for (int l = 0; l < kLanes; ++l) {
-      pre[shift * kLanes + l] = wre_[l];
-      pim[shift * kLanes + l] = wim_[l];
-    }
-    if (shift) {  // j = -1: weight * e^{+i theta}
-      for (int l = 0; l < kLanes; ++l) {
-        pre[l] = wre_[l] * c1[l] - wim_[l] * s1[l];
-        pim[l] = wre_[l] * s1[l] + wim_[l] * c1[l];
-      }
-    }
-    for (int j = 1; j + shift <= N_ + 1; ++j) {
-      const double* lre = pre + (j - 1 + shift) * kLanes;
-      const double* lim = pim + (j - 1 + shift) * kLanes;
-      double* nre = pre + (j + shift) * kLanes;
-      double* nim = pim + (j + shift) * kLanes;
-      for (int l = 0; l < kLanes; ++l) {  // times e^{-i theta}
-        nre[l] = lre[l] * c1[l] + lim[l] * s1[l];
-        nim[l] = lim[l] * c1[l] - lre[l] * s1[l];
-      }
-    }
-
-    std::size_t k = 0;
-    for (int n = 0; n <= N_; ++n) {
-      for (int m = n & 1; m <= n; m += 2, ++k) {
-        double* are = acc_re_.data() + k * kLanes;
-        double* aim = acc_im_.data() + k * kLanes;
-        if (rule_ == PolygonRule::fan) {
-          const double* r = radial_.data() + half_index(n, m) * kLanes;
-          const double* qre = pre + m * kLanes;
-          const double* qim = pim + m * kLanes;
-          for (int l = 0; l < kLanes; ++l) {
-            are[l] += qre[l] * r[l];
-            aim[l] += qim[l] * r[l];
-          }
-        } else {
-          const int mm = m == 0 ? 1 : m - 1;
-          const double* hi = radial_.data() + half_index(n + 1, mm) * kLanes;
-          const double* qre = pre + m * kLanes;  // j = m - 1 stored at m
-          const double* qim = pim + m * kLanes;
-          if (n - 1 >= mm) {
-            const double* lo = radial_.data() + half_index(n - 1, mm) * kLanes;
-            for (int l = 0; l < kLanes; ++l) {
-              const double d = hi[l] - lo[l];
-              are[l] += qre[l] * d;
-              aim[l] += qim[l] * d;
-            }
-          } else {
-            for (int l = 0; l < kLanes; ++l) {
-              are[l] += qre[l] * hi[l];
-              aim[l] += qim[l] * hi[l];
-            }
-          }
-        }
-      }
-    }
-  }
-
-  // The recurrence of RadialTable, run on kLanes radii at once.
-  void radial_lanes(const double* rho) {
-    const std::size_t width = static_cast<std::size_t>(top_ + 3) * kLanes;
-    std::fill(rows_.begin(), rows_.end(), 0.0);
-    double* older = rows_.data();
-    double* old = rows_.data() + width;
-    double* cur = rows_.data() + 2 * width;
-    for (int l = 0; l < kLanes; ++l) cur[l] = radial_[l] = 1.0;
-    for (int n = 1; n <= top_; ++n) {
-      double* next = older;
-      older = old;
-      old = cur;
-      cur = next;
-      const std::size_t base = half_size(n - 1);
-      for (int m = n & 1, k = 0; m <= n; m += 2, ++k) {
-        const double* left = old + (m == 0 ? 1 : m - 1) * kLanes;
-        const double* right = old + (m + 1) * kLanes;
-        const double* below = older + m * kLanes;
-        double* dst = cur + m * kLanes;
-        double* table = radial_.data() + (base + k) * kLanes;
-        for (int l = 0; l < kLanes; ++l) {
-          const double value = rho[l] * (left[l] + right[l]) - below[l];
-          dst[l] = value;
-          table[l] = value;
-        }
-      }
-    }
+    accumulate_pack(N_, top_, rule_ == PolygonRule::boundary, px_, py_, wre_, wim_, radial_.data(), phase_re_.data(),
+                    phase_im_.data(), acc_re_.data(), acc_im_.data());
   }
 };
 
