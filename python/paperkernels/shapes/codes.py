@@ -80,7 +80,7 @@ def to_codes(z: Any) -> np.ndarray:
 
 def from_codes(codes: Any, N: int, name: str = "codes") -> np.ndarray:
     """Complex half-set coefficients from real codes of order N; shorter codes (``exact_len``
-    truncation) are zero-padded, longer ones must carry only zeros beyond ``2 S(N)``."""
+    truncation) are zero-padded and longer ones (``exact_len`` padding) cut at ``2 S(N)``."""
     arr = np.asarray(codes)
     if arr.dtype.kind not in "fiu":
         raise TypeError(f"{name}: expected real numbers, got dtype {arr.dtype}")

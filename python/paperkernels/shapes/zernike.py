@@ -128,15 +128,18 @@ def polar_grid(n_theta: int, n_rho: int, rule: str = "midpoint") -> PolarGrid:
 
 _BASES: "OrderedDict[tuple, Any]" = OrderedDict()
 _MAX_CACHED = 8
+_MAX_CACHED_BYTES = 512 * 2**20
 
 
 def cartesian_basis(N: int, H: int, W: int, supersample: int, synthesis: bool, max_basis_bytes: float, n_threads: int):
+    """A cached C++ basis for (N, grid, purpose): the 8 most recent, within 512 MiB in all."""
     key = (N, H, W, supersample, synthesis, float(max_basis_bytes))
     basis = _BASES.get(key)
     if basis is None:
         basis = _core.shapes_CartesianBasis(N, H, W, supersample, synthesis, float(max_basis_bytes), n_threads)
         _BASES[key] = basis
-        while len(_BASES) > _MAX_CACHED:
+        stored = lambda: sum(b.basis_bytes for b in _BASES.values() if b.precomputed)  # noqa: E731
+        while len(_BASES) > 1 and (len(_BASES) > _MAX_CACHED or stored() > _MAX_CACHED_BYTES):
             _BASES.popitem(last=False)
     else:
         _BASES.move_to_end(key)
