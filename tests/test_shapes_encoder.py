@@ -218,3 +218,26 @@ def test_gil_is_released_during_batch_moments():
     resumed = time.perf_counter()
     worker.join()
     assert resumed - times["start"] < 0.5 * (times["end"] - times["start"])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_interrupts_a_long_batch(threads):
+    import _thread
+    import threading
+    import time
+
+    masks = np.zeros((3000, 96, 96), dtype=np.uint8)
+    masks[:, 20:70, 30:60] = 1
+    enc = ps.XShapeEncoder(100, n_threads=threads)
+    enc.encode_geometry(masks[:1])
+    start = time.perf_counter()
+    enc.encode_geometry(masks[:30])
+    estimate = (time.perf_counter() - start) * 100  # the full batch takes ~100x longer
+    assert estimate > 0.6
+    timer = threading.Timer(0.1, _thread.interrupt_main)
+    timer.start()
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        enc.encode_geometry(masks)
+    assert time.perf_counter() - start < 0.5 * estimate
+    timer.join()

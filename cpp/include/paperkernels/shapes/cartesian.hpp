@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstddef>
@@ -36,12 +37,20 @@
 
 namespace paperkernels::shapes {
 
-// Runs fn(i) for i < n on up to `threads` threads; polls for Ctrl-C only when threads run.
+// Runs fn(i) for i < n on up to `threads` threads, polling for Ctrl-C every few milliseconds
+// (between tasks when running on the calling thread).
 template <class Fn>
 void run_parallel(std::size_t n, unsigned threads, const Poll& poll, Fn&& fn) {
   if (n == 0) return;
   if (threads <= 1 || n == 1) {
-    for (std::size_t i = 0; i < n; ++i) fn(i);
+    auto next_poll = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
+    for (std::size_t i = 0; i < n; ++i) {
+      fn(i);
+      if (poll && i + 1 < n && std::chrono::steady_clock::now() >= next_poll) {
+        if (poll()) throw interrupted();
+        next_poll = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
+      }
+    }
     return;
   }
   parallel_for(n, threads, [&](std::size_t i, const StopToken&) { fn(i); }, poll);
