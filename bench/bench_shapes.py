@@ -88,9 +88,21 @@ def main() -> None:
         if worst > 1e-9:
             raise SystemExit("mahotas and paperkernels disagree: benchmark aborted")
         few = masks[: 4 if quick else 20]
-        peer = rate(lambda: [mahotas.features.zernike_moments(m, RES / 2, degree=N, cm=((RES - 1) / 2,) * 2) for m in few], len(few), quick)
+        peer = rate(
+            lambda: [mahotas.features.zernike_moments(m, RES / 2, degree=N, cm=((RES - 1) / 2,) * 2) for m in few],
+            len(few),
+            quick,
+        )
         for t, value in ours.items():
-            rows.append([f"masks N={N}, {t} thread(s)", "mahotas zernike_moments (magnitudes)", round(value), round(peer), f"{value / peer:.0f}x"])
+            rows.append(
+                [
+                    f"masks N={N}, {t} thread(s)",
+                    "mahotas zernike_moments (magnitudes)",
+                    round(value),
+                    round(peer),
+                    f"{value / peer:.0f}x",
+                ]
+            )
 
     # --- xshapeenc -----------------------------------------------------------------------------
     if importlib.util.find_spec("xshapeenc") is None:
@@ -114,8 +126,24 @@ def main() -> None:
         peer = len(few) / (time.perf_counter() - start)
         compat_rate = rate(lambda: compat.encode_geometry(masks[:50]), 50, quick)
         for t, value in ours.items():
-            rows.append([f"masks N={N}, {t} thread(s)", "xshapeenc ShapeGeometryEncoder.encode", round(value), round(peer), f"{value / peer:.0f}x"])
-        rows.append(["compat mode, all threads", "xshapeenc ShapeGeometryEncoder.encode", round(compat_rate), round(peer), f"{compat_rate / peer:.0f}x"])
+            rows.append(
+                [
+                    f"masks N={N}, {t} thread(s)",
+                    "xshapeenc ShapeGeometryEncoder.encode",
+                    round(value),
+                    round(peer),
+                    f"{value / peer:.0f}x",
+                ]
+            )
+        rows.append(
+            [
+                "compat mode, all threads",
+                "xshapeenc ShapeGeometryEncoder.encode",
+                round(compat_rate),
+                round(peer),
+                f"{compat_rate / peer:.0f}x",
+            ]
+        )
 
     # --- exact polygons --------------------------------------------------------------------------
     polygons = random_polygons(500 if quick else 5000, seed=3)
@@ -123,9 +151,17 @@ def main() -> None:
     duffy = ps.zernike_moments(polygons[:20], N, rule="fan")
     report.figure("polygon rules agreement (boundary vs fan)", float(np.max(np.abs(exact - duffy))))
     for t in sorted({1, cores}):
-        value = rate(lambda: ps.zernike_moments(polygons, N, n_threads=t), len(polygons), quick)
-        fan = rate(lambda: ps.zernike_moments(polygons[:200], N, rule="fan", n_threads=t), 200, quick)
-        rows.append([f"polygons (10-50 vertices) N={N}, {t} thread(s)", "fan rule (specification's Duffy quadrature)", round(value), round(fan), f"{value / fan:.0f}x"])
+        value = rate(lambda t=t: ps.zernike_moments(polygons, N, n_threads=t), len(polygons), quick)
+        fan = rate(lambda t=t: ps.zernike_moments(polygons[:200], N, rule="fan", n_threads=t), 200, quick)
+        rows.append(
+            [
+                f"polygons (10-50 vertices) N={N}, {t} thread(s)",
+                "fan rule (specification's Duffy quadrature)",
+                round(value),
+                round(fan),
+                f"{value / fan:.0f}x",
+            ]
+        )
 
     report.heading(f"paperkernels.shapes throughput (items/s, N = {N})")
     report.table(["workload", "peer", "paperkernels", "peer", "ratio"], rows)

@@ -79,7 +79,10 @@ def test_joint_codes_reproduce_the_repeated_phase(masks, beta):
     assert close(ours.encode_joint(masks[0], pose, beta), expected)
     if beta != 0.0:  # the default applies the phase once: different codes
         default = ps.XShapeEncoder(N, res=RES, compat=COMPAT, dtype=np.float64)
-        assert not close(default.encode_joint(masks[0], pose, beta), ps.XShapeEncoder(N, res=RES, dtype=np.float64).encode_joint(masks[0], pose, beta))
+        assert not close(
+            default.encode_joint(masks[0], pose, beta),
+            ps.XShapeEncoder(N, res=RES, dtype=np.float64).encode_joint(masks[0], pose, beta),
+        )
 
 
 def test_reference_beta_clamping_is_not_reproduced(masks):

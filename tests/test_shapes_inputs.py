@@ -10,8 +10,11 @@ SQUARE = np.array([(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)])
 
 @pytest.mark.parametrize(
     "N, error, message",
-    [(-1, ValueError, r"N: expected an integer in \[0, 200\]"), (201, ValueError, r"N: expected an integer in \[0, 200\]"),
-     (2.0, TypeError, "N: expected an integer")],
+    [
+        (-1, ValueError, r"N: expected an integer in \[0, 200\]"),
+        (201, ValueError, r"N: expected an integer in \[0, 200\]"),
+        (2.0, TypeError, "N: expected an integer"),
+    ],
 )
 def test_order_out_of_range(N, error, message):
     with pytest.raises(error, match=message):
@@ -53,12 +56,24 @@ def test_bad_mask_types():
     "polygon, error, message",
     [
         ([], ValueError, "polygons: expected at least one polygon"),
-        (np.array([(0, 0), (0.5, 0)]), ValueError, r"polygons\[0\]: expected rings of at least 3 distinct vertices, got 2"),
+        (
+            np.array([(0, 0), (0.5, 0)]),
+            ValueError,
+            r"polygons\[0\]: expected rings of at least 3 distinct vertices, got 2",
+        ),
         ([np.array([(0, 0), (0.5, 0)])], ValueError, r"polygons\[0\]: expected rings of at least 3 distinct vertices"),
         (np.array([(0, 0), (0.2, 0.2), (0.4, 0.4)]), ValueError, r"polygons\[0\]: expected a polygon of positive area"),
         (np.array([(0, 0), (0.5, np.nan), (0.5, 0.5)]), ValueError, r"polygons\[0\]: expected finite vertices"),
-        (SQUARE * 2, ValueError, r"polygons\[0\]: expected vertices in the closed unit disk, got radius 1.41421.*normalize"),
-        ({"type": "LineString", "coordinates": [[0, 0], [1, 1]]}, ValueError, "polygons: expected a Polygon or MultiPolygon"),
+        (
+            SQUARE * 2,
+            ValueError,
+            r"polygons\[0\]: expected vertices in the closed unit disk, got radius 1.41421.*normalize",
+        ),
+        (
+            {"type": "LineString", "coordinates": [[0, 0], [1, 1]]},
+            ValueError,
+            "polygons: expected a Polygon or MultiPolygon",
+        ),
         ([SQUARE, "square"], TypeError, r"polygons\[1\]: expected a polygon as a \(V, 2\) array"),
         ([np.zeros((4, 3))], TypeError, r"polygons\[0\]: expected a polygon"),
     ],

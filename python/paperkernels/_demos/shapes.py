@@ -50,7 +50,10 @@ def run(report: Report) -> None:
     report.heading("Pose and joint codes")
     poses = np.array([[0.1, -0.2, 1.5]] * len(shapes))
     pose_enc = ps.PoseEncoder(3)
-    report.figure("pose round trip error (K=3, m_p=17, L=128)", float(np.max(np.abs(pose_enc.decode(pose_enc.encode(poses)) - poses))))
+    report.figure(
+        "pose round trip error (K=3, m_p=17, L=128)",
+        float(np.max(np.abs(pose_enc.decode(pose_enc.encode(poses)) - poses))),
+    )
     enc = ps.XShapeEncoder(14, input="polygon", dtype=np.float64)
     geometry = enc.encode_geometry(shapes)
     for beta in (0.5, 1.0, 2.0):

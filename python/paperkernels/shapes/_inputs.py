@@ -174,7 +174,8 @@ def pack_polygons(batch: Sequence[List[List[Any]]], name: str = "polygons", unit
                     ring = ring[:-1]
                 if len(ring) < 3:
                     raise ValueError(
-                        f"{name}[{b}]: expected rings of at least 3 distinct vertices, got {len(ring)} in ring {r} of part {p}"
+                        f"{name}[{b}]: expected rings of at least 3 distinct vertices, "
+                        f"got {len(ring)} in ring {r} of part {p}"
                     )
                 rings.append(ring)
                 is_hole.append(r > 0)

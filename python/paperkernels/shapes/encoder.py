@@ -176,7 +176,9 @@ class XShapeEncoder:
             if self.input == "polygon":
                 raise ValueError("input: compat mode reproduces the reference's 'cartesian' and 'polar' inputs only")
             if self.invariant or self.supersample != 1:
-                raise ValueError("compat: invariant codes and supersampling are not part of the reference implementation")
+                raise ValueError(
+                    "compat: invariant codes and supersampling are not part of the reference implementation"
+                )
         self.indices = indices(self.N)
         self._polar: Dict[Tuple[int, int], Any] = {}
         self._poses: Dict[int, PoseEncoder] = {}
@@ -211,7 +213,9 @@ class XShapeEncoder:
         """The grid polar inputs are sampled on (the reference's ``res x res`` grid in compat mode)."""
         if self.compat is not None:
             return _compat.reference_grid(self.res)
-        return polar_grid(self.res if n_theta is None else n_theta, self.res if n_rho is None else n_rho, self.polar_rule)
+        return polar_grid(
+            self.res if n_theta is None else n_theta, self.res if n_rho is None else n_rho, self.polar_rule
+        )
 
     def moments(self, shapes: Any) -> np.ndarray:
         """Raw Zernike coefficients ``(B, S)`` (or ``(S,)``) of shapes, before any propagation."""
@@ -232,7 +236,10 @@ class XShapeEncoder:
                     raise ValueError("shapes: expected values in [0, 1]")
                 masks = _compat.euclidean_to_polar(masks, self.res)
             elif self.compat is not None and masks.shape[1:] != (self.res, self.res):
-                raise ValueError(f"shapes: compat polar input must be sampled on the {self.res} x {self.res} reference grid, got {masks.shape[1:]}")
+                raise ValueError(
+                    f"shapes: compat polar input must be sampled on the {self.res} x {self.res} reference grid, "
+                    f"got {masks.shape[1:]}"
+                )
             z = self._polar_engine(masks.shape[1:]).analyse(masks, self.n_threads, self.S)
         return z[0] if single else z
 
@@ -272,7 +279,9 @@ class XShapeEncoder:
             z = _core.shapes_freqprop(np.ascontiguousarray(z), self.N, lam, True, True, True)
         return z, single
 
-    def decode_geometry(self, codes: Any, res: Any = None, *, threshold: float = 0.5, grid: str = "cartesian") -> GeometryDecoding:
+    def decode_geometry(
+        self, codes: Any, res: Any = None, *, threshold: float = 0.5, grid: str = "cartesian"
+    ) -> GeometryDecoding:
         """Invert the propagation and synthesise ``f_N = Re sum c_nm Z_nm`` at the pixel centres of a
         ``res`` image (default: the encoder's ``res``); the mask is ``f_N > threshold``.
 

@@ -241,12 +241,21 @@ def rasterize(polygons: Any, res: Any = 128, *, supersample: int = 1, n_threads:
     batch, single = split_polygons(polygons, "polygons")
     packed = pack_polygons(batch, "polygons", unit_disk=False)
     out = _core.shapes_rasterize(
-        packed.vertices, packed.ring_start, packed.ring_sign, packed.poly_start, H, W, supersample, as_n_threads(n_threads)
+        packed.vertices,
+        packed.ring_start,
+        packed.ring_sign,
+        packed.poly_start,
+        H,
+        W,
+        supersample,
+        as_n_threads(n_threads),
     )
     return out[0] if single else out
 
 
-def star_polygon(n_points: int = 5, inner: float = 0.5, *, radius: float = 1.0, rotation: float = 0.0, center=(0.0, 0.0)) -> np.ndarray:
+def star_polygon(
+    n_points: int = 5, inner: float = 0.5, *, radius: float = 1.0, rotation: float = 0.0, center=(0.0, 0.0)
+) -> np.ndarray:
     """Star with ``n_points`` tips (``2 n_points`` vertices, counter-clockwise): tips at ``radius``,
     notches at ``inner * radius``, the first tip at angle ``rotation``."""
     n_points = as_int(n_points, "n_points", low=2)

@@ -229,4 +229,3 @@ class PoseEncoder:
     def __repr__(self) -> str:
         mode = f", compat={self.compat!r}" if self.compat else ""
         return f"PoseEncoder(K={self.K}, m_p={self.m_p}, L={self.L}, sigma={self.sigma}{mode})"
-

@@ -238,7 +238,9 @@ def zernike_moments(
         if grid is None:
             grid = polar_grid(values.shape[1], values.shape[2])
         if values.shape[1:] != grid.shape:
-            raise ValueError(f"masks: expected polar samples of shape {grid.shape} (n_theta, n_rho), got {values.shape[1:]}")
+            raise ValueError(
+                f"masks: expected polar samples of shape {grid.shape} (n_theta, n_rho), got {values.shape[1:]}"
+            )
         out = polar_basis(N, grid).analyse(values, threads, n_coefficients(N))
     return out[0] if single else out
 
@@ -260,7 +262,11 @@ def order_of(coefficients: np.ndarray, name: str = "coefficients") -> int:
 
 
 def synthesize(
-    coefficients: Any, res: Any = 256, *, n_threads: Optional[int] = None, max_basis_bytes: float = DEFAULT_MAX_BASIS_BYTES
+    coefficients: Any,
+    res: Any = 256,
+    *,
+    n_threads: Optional[int] = None,
+    max_basis_bytes: float = DEFAULT_MAX_BASIS_BYTES,
 ) -> np.ndarray:
     """The real field ``f_N = Re sum_nm c_nm Z_nm`` at the pixel centres of a ``res`` image (0 off the disk).
 
