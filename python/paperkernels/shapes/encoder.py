@@ -181,6 +181,7 @@ class XShapeEncoder:
                 )
         self.indices = indices(self.N)
         self._polar: Dict[Tuple[int, int], Any] = {}
+        self._cartesian: Dict[Tuple[int, int, bool], Any] = {}
         self._poses: Dict[int, PoseEncoder] = {}
         self._phases: Dict[int, np.ndarray] = {}
 
@@ -209,6 +210,16 @@ class XShapeEncoder:
             self._polar[shape] = engine
         return engine
 
+    def _cartesian_basis(self, H: int, W: int, synthesis: bool):
+        """The encoder keeps the bases it has used (built once, shared through the module cache)."""
+        key = (H, W, synthesis)
+        if key not in self._cartesian:
+            supersample = 1 if synthesis else self.supersample
+            self._cartesian[key] = cartesian_basis(
+                self.N, H, W, supersample, synthesis, self.max_basis_bytes, self.n_threads
+            )
+        return self._cartesian[key]
+
     def polar_grid(self, n_theta: Optional[int] = None, n_rho: Optional[int] = None) -> PolarGrid:
         """The grid polar inputs are sampled on (the reference's ``res x res`` grid in compat mode)."""
         if self.compat is not None:
@@ -226,10 +237,7 @@ class XShapeEncoder:
             return z[0] if single else z
         masks, single = as_masks(shapes, "shapes")
         if self.input == "cartesian" and self.compat is None:
-            basis = cartesian_basis(
-                self.N, masks.shape[1], masks.shape[2], self.supersample, False, self.max_basis_bytes, self.n_threads
-            )
-            z = basis.analyse(masks, self.n_threads)
+            z = self._cartesian_basis(masks.shape[1], masks.shape[2], False).analyse(masks, self.n_threads)
         else:
             if self.input == "cartesian":  # compat: the reference's resampling to its polar grid
                 if masks.min() < 0 or masks.max() > 1:
@@ -307,8 +315,7 @@ class XShapeEncoder:
                     field += (profile[:, None, :] * np.exp(1j * m * pg.theta)[None, :, None]).real
         else:
             H, W = _as_resolution(self.res if res is None else res)
-            basis = cartesian_basis(self.N, H, W, 1, True, self.max_basis_bytes, self.n_threads)
-            field = basis.synthesize(np.ascontiguousarray(z), self.n_threads)
+            field = self._cartesian_basis(H, W, True).synthesize(np.ascontiguousarray(z), self.n_threads)
         mask = field > threshold
         if single:
             return GeometryDecoding(field[0], mask[0], z[0])
@@ -391,8 +398,9 @@ class XShapeEncoder:
         Phases are only known modulo 2 pi: equations are added from the least to the most
         pose-sensitive, each unwrapped against the prediction of the poses fitted so far, so the
         fit succeeds when the least sensitive phases stay within (-pi, pi) (moderate poses, small
-        eta for beta > 1). Blind separation of pose and geometry from a joint code alone is not
-        possible in general: the geometry (or the pose, :meth:`decode_joint`) must be known.
+        eta for beta > 1); a residual of order 1 radian reveals phases it could not unwrap. Blind
+        separation of pose and geometry from a joint code alone is not possible in general: the
+        geometry (or the pose, :meth:`decode_joint`) must be known.
         """
         beta = as_float(beta, "beta", low=0.0, high=2.0)
         lam = as_float(freqprop, "freqprop")
@@ -402,7 +410,8 @@ class XShapeEncoder:
         geo, _ = self._coefficients(geometry, self.freqprop, "geometry")
         if len(geo) != len(joint):
             raise ValueError(f"geometry: expected {len(joint)} rows, one per code, got {len(geo)}")
-        self.pose_encoder(as_int(K, "K", low=1))
+        K = as_int(K, "K", low=1, high=4096)
+        self.pose_encoder(K)
         design = self._phases[K].copy()
         if beta > 1.0:
             design *= np.exp(-5.0 * (beta - 1.0))
@@ -415,7 +424,8 @@ class XShapeEncoder:
         order = np.argsort(np.linalg.norm(design, axis=0), kind="stable")
         for b in range(len(joint)):
             weight = np.abs(base[b])
-            usable = order[weight[order] > 1e-12 * max(weight.max(), 1e-300)]
+            magnitude = np.abs(geo[b])  # coefficients that vanish carry no phase
+            usable = order[magnitude[order] > 1e-12 * max(magnitude.max(), 1e-300)]
             observed = -np.angle(joint[b, usable] / base[b, usable])
             A = design[:, usable].T
             w = weight[usable]
