@@ -243,3 +243,15 @@ def test_ctrl_c_interrupts_a_long_batch(threads):
         enc.encode_geometry(masks)
     assert time.perf_counter() - start < 0.5 * estimate
     timer.join()
+
+
+def test_polar_input_encoder_uses_the_consistent_grid():
+    grid = ps.polar_grid(64, 40, rule="gauss")
+    R, T = np.meshgrid(grid.rho, grid.theta)
+    values = (R * np.cos(T - 0.4) < 0.3).astype(float)  # a half-plane cut of the disk
+    enc = ps.XShapeEncoder(12, input="polar", polar_rule="gauss", dtype=np.float64)
+    expected = ps.to_codes(ps.freqprop(ps.zernike_moments(values, 12, input="polar", grid=grid), 0.6))
+    assert np.array_equal(enc.encode_geometry(values), expected)
+    assert enc.polar_grid(64, 40).shape == (64, 40)
+    field = enc.decode_geometry(enc.encode_geometry(values), grid="polar").field
+    assert field.shape == (enc.res, enc.res)
