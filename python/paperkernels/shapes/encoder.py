@@ -1,0 +1,444 @@
+"""XShapeEnc: geometry, pose and joint codes of 2D shapes on the orthonormal Zernike basis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+
+from .. import _core
+from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
+from . import _compat
+from ._inputs import MAX_ORDER, as_masks, as_order, pack_polygons, split_polygons
+from .codes import code_length, from_codes, order_for_length
+from .geometry import _as_compat
+from .pose import PoseEncoder
+from .zernike import (
+    DEFAULT_MAX_BASIS_BYTES,
+    PolarGrid,
+    _as_resolution,
+    cartesian_basis,
+    indices,
+    n_coefficients,
+    polar_basis,
+    polar_grid,
+    polygon_moments,
+)
+
+__all__ = ["XShapeEncoder", "GeometryDecoding", "PoseFit"]
+
+
+@dataclass
+class GeometryDecoding:
+    """Decoded geometry: the synthesised field, its mask (``field > threshold``) and the raw
+    Zernike coefficients. Arrays are batched like the codes that were decoded."""
+
+    field: np.ndarray
+    mask: np.ndarray
+    coefficients: np.ndarray
+
+
+@dataclass
+class PoseFit:
+    """Poses fitted to the phases of joint codes, with the weighted RMS of the wrapped phase
+    residuals (radians) of each fit: near 0 when the fit explains the code."""
+
+    pose: np.ndarray
+    residual: np.ndarray
+
+
+def _apply_pose(z: np.ndarray, phi: np.ndarray, beta: float) -> np.ndarray:
+    if beta == 1.0:
+        return z * np.exp(-1j * phi)
+    if beta < 1.0:
+        modulated = np.abs(z) ** beta * np.exp(1j * beta * np.angle(z))
+        return np.where(z != 0, modulated, 0.0) * np.exp(-1j * phi)
+    return z * np.exp(-1j * np.exp(-5.0 * (beta - 1.0)) * phi)
+
+
+def _apply_pose_repeated(z: np.ndarray, phi: np.ndarray, beta: float, repeats: np.ndarray) -> np.ndarray:
+    """The reference's joint step: coefficient (n, m) receives the phase once per pose encoder of
+    angular frequency m, i.e. L_m times, each time through its principal logarithm when beta < 1."""
+    out = z.copy()
+    eta = np.exp(-5.0 * (beta - 1.0))
+    for k in range(z.shape[1]):
+        c = out[:, k]
+        for _ in range(int(repeats[k])):
+            if beta == 1.0:
+                c = c * np.exp(-1j * phi[:, k])
+            elif beta < 1.0:
+                nonzero = c != 0
+                with np.errstate(divide="ignore"):
+                    lifted = np.exp(beta * np.log(np.where(nonzero, c, 1.0)))
+                c = np.where(nonzero, lifted, 0.0) * np.exp(-1j * phi[:, k])
+            else:
+                c = c * np.exp(-1j * eta * phi[:, k])
+        out[:, k] = c
+    return out
+
+
+def _wrap(angle: np.ndarray) -> np.ndarray:
+    return np.angle(np.exp(1j * angle))
+
+
+class XShapeEncoder:
+    """Encoder of 2D shapes (and poses) into fixed-length real codes, holding a cached basis.
+
+    Parameters
+    ----------
+    N : int, optional
+        Largest Zernike order (``0 <= N <= 200``). If omitted, the smallest N whose code holds
+        ``encode_len`` numbers (``encode_len`` defaults to 512, giving N = 30).
+    encode_len : int, optional
+        Wanted code length. Without ``exact_len`` it only selects N (the code has ``2 S(N)`` numbers,
+        or ``S(N)`` with ``invariant``); giving both N and a different ``encode_len`` is an error.
+    exact_len : bool
+        Zero-pad or truncate codes to exactly ``encode_len``.
+    input : {"cartesian", "polar", "polygon"}
+        Masks ``(H, W)`` spanning ``[-1, 1]^2``; values on a polar grid ``(n_theta, n_rho)``; or
+        polygons inside the unit disk (exact moments).
+    res : int
+        Default output size of :meth:`decode_geometry`; in compat mode, the reference's grid size.
+    freqprop : float
+        Frequency propagation strength lambda of geometry codes (0 disables it).
+    invariant : bool
+        Rotation-invariant codes: magnitudes of the radially propagated coefficients (length ``S(N)``).
+    supersample : int
+        Masks: ``s x s`` basis samples per pixel.
+    polygon_rule : {"boundary", "fan"}
+        Exact polygon quadrature (see :func:`zernike_moments`).
+    polar_rule : {"midpoint", "gauss"}
+        Radial rule of the default polar grid (see :func:`polar_grid`).
+    pose_sigma : float
+        Bump width of the pose windows used by joint codes.
+    dtype : numpy dtype
+        float32 (default) or float64 codes.
+    n_threads : int, optional
+        Threads (None = all cores); results do not depend on it.
+    max_basis_bytes : float
+        Largest precomputed Cartesian basis; beyond it the basis is evaluated on the fly.
+    compat : {"xshapeenc-0.1.2"}, optional
+        Reproduce the reference package: its polar grids and resampling, its numerically
+        normalised basis, its repeated joint phase (inputs "cartesian" or "polar" only).
+    """
+
+    def __init__(
+        self,
+        N: Optional[int] = None,
+        encode_len: Optional[int] = None,
+        *,
+        exact_len: bool = False,
+        input: str = "cartesian",
+        res: int = 256,
+        freqprop: float = 0.6,
+        invariant: bool = False,
+        supersample: int = 1,
+        polygon_rule: str = "boundary",
+        polar_rule: str = "midpoint",
+        pose_sigma: float = 0.1,
+        dtype: Any = np.float32,
+        n_threads: Optional[int] = None,
+        max_basis_bytes: float = DEFAULT_MAX_BASIS_BYTES,
+        compat: Optional[str] = None,
+    ) -> None:
+        self.invariant = bool(invariant)
+        self.exact_len = bool(exact_len)
+        if encode_len is not None:
+            encode_len = as_int(encode_len, "encode_len", low=1, high=code_length(MAX_ORDER, self.invariant))
+        if N is None:
+            self.N = order_for_length(512 if encode_len is None else encode_len, self.invariant)
+        else:
+            self.N = as_order(N)
+            full = code_length(self.N, self.invariant)
+            if encode_len is not None and encode_len != full and not self.exact_len:
+                raise ValueError(
+                    f"encode_len: N = {self.N} gives codes of length {full}, not {encode_len}; "
+                    "pass only one of them, or exact_len=True to pad or truncate"
+                )
+        if self.exact_len and encode_len is None:
+            raise ValueError("exact_len: expected encode_len to be given")
+        self.length = code_length(self.N, self.invariant) if not self.exact_len else encode_len
+        self.input = as_choice(input, "input", ("cartesian", "polar", "polygon"))
+        self.res = as_int(res, "res", low=2, high=1 << 15)
+        self.freqprop = as_float(freqprop, "freqprop")
+        self.supersample = as_int(supersample, "supersample", low=1, high=16)
+        self.polygon_rule = as_choice(polygon_rule, "polygon_rule", ("boundary", "fan"))
+        self.polar_rule = as_choice(polar_rule, "polar_rule", ("midpoint", "gauss"))
+        self.pose_sigma = as_float(pose_sigma, "pose_sigma", low=0.0, low_open=True)
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise ValueError(f"dtype: expected float32 or float64, got {self.dtype}")
+        self.n_threads = as_n_threads(n_threads)
+        self.max_basis_bytes = as_float(max_basis_bytes, "max_basis_bytes", low=0.0)
+        self.compat = _as_compat(compat)
+        if self.compat is not None:
+            if self.input == "polygon":
+                raise ValueError("input: compat mode reproduces the reference's 'cartesian' and 'polar' inputs only")
+            if self.invariant or self.supersample != 1:
+                raise ValueError(
+                    "compat: invariant codes and supersampling are not part of the reference implementation"
+                )
+        self.indices = indices(self.N)
+        self._polar: Dict[Tuple[int, int], Any] = {}
+        self._cartesian: Dict[Tuple[int, int, bool], Any] = {}
+        self._poses: Dict[int, PoseEncoder] = {}
+        self._phases: Dict[int, np.ndarray] = {}
+
+    @property
+    def S(self) -> int:
+        """Number of half-set coefficients ``S(N)``."""
+        return n_coefficients(self.N)
+
+    def __repr__(self) -> str:
+        extra = f", compat={self.compat!r}" if self.compat else ""
+        return (
+            f"XShapeEncoder(N={self.N}, length={self.length}, input={self.input!r}, freqprop={self.freqprop}, "
+            f"invariant={self.invariant}, dtype={self.dtype.name}{extra})"
+        )
+
+    # -- moments -----------------------------------------------------------------------------------
+
+    def _polar_engine(self, shape: Tuple[int, int]):
+        engine = self._polar.get(shape)
+        if engine is None:
+            if self.compat is not None:
+                grid = _compat.reference_grid(self.res)
+                engine = polar_basis(self.N, grid, _compat.reference_scales(self.N, self.res))
+            else:
+                engine = polar_basis(self.N, polar_grid(shape[0], shape[1], self.polar_rule))
+            self._polar[shape] = engine
+        return engine
+
+    def _cartesian_basis(self, H: int, W: int, synthesis: bool):
+        """The encoder keeps the bases it has used (built once, shared through the module cache)."""
+        key = (H, W, synthesis)
+        if key not in self._cartesian:
+            supersample = 1 if synthesis else self.supersample
+            self._cartesian[key] = cartesian_basis(
+                self.N, H, W, supersample, synthesis, self.max_basis_bytes, self.n_threads
+            )
+        return self._cartesian[key]
+
+    def polar_grid(self, n_theta: Optional[int] = None, n_rho: Optional[int] = None) -> PolarGrid:
+        """The grid polar inputs are sampled on (the reference's ``res x res`` grid in compat mode)."""
+        if self.compat is not None:
+            return _compat.reference_grid(self.res)
+        return polar_grid(
+            self.res if n_theta is None else n_theta, self.res if n_rho is None else n_rho, self.polar_rule
+        )
+
+    def moments(self, shapes: Any) -> np.ndarray:
+        """Raw Zernike coefficients ``(B, S)`` (or ``(S,)``) of shapes, before any propagation."""
+        if self.input == "polygon":
+            batch, single = split_polygons(shapes, "shapes")
+            packed = pack_polygons(batch, "shapes")
+            z = polygon_moments(self.N, packed, self.polygon_rule, self.n_threads)
+            return z[0] if single else z
+        masks, single = as_masks(shapes, "shapes")
+        if self.input == "cartesian" and self.compat is None:
+            z = self._cartesian_basis(masks.shape[1], masks.shape[2], False).analyse(masks, self.n_threads)
+        else:
+            if self.input == "cartesian":  # compat: the reference's resampling to its polar grid
+                if masks.min() < 0 or masks.max() > 1:
+                    raise ValueError("shapes: expected values in [0, 1]")
+                masks = _compat.euclidean_to_polar(masks, self.res)
+            elif self.compat is not None and masks.shape[1:] != (self.res, self.res):
+                raise ValueError(
+                    f"shapes: compat polar input must be sampled on the {self.res} x {self.res} reference grid, "
+                    f"got {masks.shape[1:]}"
+                )
+            z = self._polar_engine(masks.shape[1:]).analyse(masks, self.n_threads, self.S)
+        return z[0] if single else z
+
+    # -- geometry codes ---------------------------------------------------------------------------
+
+    def _finish(self, z: np.ndarray, lam: float, single: bool) -> np.ndarray:
+        if self.invariant:
+            z = _core.shapes_freqprop(z, self.N, lam, True, False, False) if lam else z
+            codes = np.abs(z)
+        else:
+            z = _core.shapes_freqprop(z, self.N, lam, True, True, False) if lam else z
+            codes = np.ascontiguousarray(z).view(np.float64)
+        if codes.shape[1] != self.length:
+            fitted = np.zeros((codes.shape[0], self.length))
+            keep = min(self.length, codes.shape[1])
+            fitted[:, :keep] = codes[:, :keep]
+            codes = fitted
+        codes = codes.astype(self.dtype, copy=False)
+        return codes[0] if single else codes
+
+    def encode_geometry(self, shapes: Any) -> np.ndarray:
+        """Geometry codes ``(B, D)`` (or ``(D,)`` for one shape): moments, frequency propagation
+        (lambda = ``freqprop``), then ``[Re z_nm, Im z_nm]`` over the half set (or ``|z_nm|``)."""
+        z = self.moments(shapes)
+        single = z.ndim == 1
+        return self._finish(np.atleast_2d(z), self.freqprop, single)
+
+    def _coefficients(self, codes: Any, lam: float, name: str = "codes") -> Tuple[np.ndarray, bool]:
+        if self.invariant:
+            raise ValueError(f"{name}: invariant codes hold magnitudes only and cannot be decoded")
+        arr = np.asarray(codes)
+        single = arr.ndim == 1
+        if arr.ndim not in (1, 2) or arr.shape[-1] != self.length:
+            raise ValueError(f"{name}: expected shape ({self.length},) or (B, {self.length}), got {arr.shape}")
+        z = from_codes(arr, self.N, name)
+        if lam:
+            z = _core.shapes_freqprop(np.ascontiguousarray(z), self.N, lam, True, True, True)
+        return z, single
+
+    def decode_geometry(
+        self, codes: Any, res: Any = None, *, threshold: float = 0.5, grid: str = "cartesian"
+    ) -> GeometryDecoding:
+        """Invert the propagation and synthesise ``f_N = Re sum c_nm Z_nm`` at the pixel centres of a
+        ``res`` image (default: the encoder's ``res``); the mask is ``f_N > threshold``.
+
+        ``grid="polar"`` synthesises on the encoder's polar grid instead (in compat mode: the
+        reference's ``res x res`` grid with its numerically normalised basis, as
+        ``xshapeenc.ShapeGeometryEncoder.decode`` returns).
+        """
+        grid = as_choice(grid, "grid", ("cartesian", "polar"))
+        threshold = as_float(threshold, "threshold")
+        z, single = self._coefficients(codes, self.freqprop)
+        if grid == "polar":
+            if self.compat is not None:
+                field = _compat.reference_synthesis(z, self.N, self.res)
+            else:
+                pg = self.polar_grid()
+                nm = self.indices
+                radial = _core.shapes_radial_table(self.N, pg.rho) * np.sqrt((nm[:, 0] + 1) / np.pi)
+                weight = np.where(nm[:, 1] == 0, 1.0, 2.0)
+                field = np.zeros((z.shape[0],) + pg.shape)
+                for m in range(self.N + 1):
+                    sel = np.flatnonzero(nm[:, 1] == m)
+                    profile = (z[:, sel] * weight[sel]) @ radial[:, sel].T
+                    field += (profile[:, None, :] * np.exp(1j * m * pg.theta)[None, :, None]).real
+        else:
+            H, W = _as_resolution(self.res if res is None else res)
+            field = self._cartesian_basis(H, W, True).synthesize(np.ascontiguousarray(z), self.n_threads)
+        mask = field > threshold
+        if single:
+            return GeometryDecoding(field[0], mask[0], z[0])
+        return GeometryDecoding(field, mask, z)
+
+    # -- joint codes ------------------------------------------------------------------------------
+
+    def pose_encoder(self, K: int) -> PoseEncoder:
+        """The pose encoder (K windows, this encoder's sigma and mode) behind joint codes."""
+        K = as_int(K, "K", low=1, high=4096)
+        if K not in self._poses:
+            self._poses[K] = PoseEncoder(K, 0, 1, self.pose_sigma, compat=self.compat, res=self.res)
+            self._phases[K] = self._poses[K].phase_matrix(self.N)
+        return self._poses[K]
+
+    def _pose_phases(self, poses: Any, batch: int) -> np.ndarray:
+        p = as_array(poses, "poses")
+        if p.ndim == 1:
+            p = p[None]
+        if p.ndim != 2:
+            raise ValueError(f"poses: expected shape (K,) or (B, K), got {np.shape(poses)}")
+        if len(p) != batch:
+            raise ValueError(f"poses: expected {batch} rows, one per shape, got {len(p)}")
+        self.pose_encoder(p.shape[1])
+        return p @ self._phases[p.shape[1]]
+
+    def _repeats(self) -> np.ndarray:
+        m = self.indices[:, 1]
+        return (self.N - m) // 2 + 1
+
+    def encode_joint(self, shapes: Any, poses: Any, beta: float = 1.0, *, freqprop: float = 0.0) -> np.ndarray:
+        """Joint geometry-pose codes: the pose phase modulates the raw geometry coefficients.
+
+        ``phi_nm`` is entry ``(n - m) / 2`` of the pose code with ``m_p = m`` (one entry per radial
+        order). ``beta = 1``: ``c exp(-i phi)``; ``0 <= beta < 1``: ``|c|^beta exp(i beta Arg c)
+        exp(-i phi)`` (beta = 0 keeps the pose alone, unit modulus; c = 0 stays 0);
+        ``1 < beta <= 2``: ``c exp(-i eta phi)`` with ``eta = exp(-5 (beta - 1))``. Then frequency
+        propagation with ``freqprop`` (0 by default as in the reference; the paper's experiments use
+        0.2) and the geometry layout. In compat mode the phase is applied L_m times per coefficient,
+        as the reference does.
+        """
+        beta = as_float(beta, "beta", low=0.0, high=2.0)
+        lam = as_float(freqprop, "freqprop")
+        if self.invariant:
+            raise ValueError("encode_joint: invariant encoders hold magnitudes, which carry no pose phase")
+        z = self.moments(shapes)
+        single = z.ndim == 1
+        z = np.atleast_2d(z)
+        phi = self._pose_phases(poses, len(z))
+        if self.compat is None:
+            joint = _apply_pose(z, phi, beta)
+        else:
+            joint = _apply_pose_repeated(z, phi, beta, self._repeats())
+        return self._finish(np.ascontiguousarray(joint), lam, single)
+
+    def decode_joint(self, codes: Any, poses: Any, beta: float = 1.0, *, freqprop: float = 0.0) -> np.ndarray:
+        """Recover geometry codes (as :meth:`encode_geometry` gives them) from joint codes and known
+        poses. Not possible for beta = 0, whose codes keep no geometry."""
+        beta = as_float(beta, "beta", low=0.0, high=2.0)
+        lam = as_float(freqprop, "freqprop")
+        if self.compat is not None:
+            raise ValueError("decode_joint: not available in compat mode (the reference has no joint decoder)")
+        if beta == 0.0:
+            raise ValueError("beta: codes made with beta = 0 keep the pose only; geometry cannot be recovered")
+        z, single = self._coefficients(codes, lam)
+        phi = self._pose_phases(poses, len(z))
+        if beta == 1.0:
+            raw = z * np.exp(1j * phi)
+        elif beta < 1.0:
+            lifted = z * np.exp(1j * phi)
+            raw = np.abs(lifted) ** (1.0 / beta) * np.exp(1j * np.angle(lifted) / beta)
+        else:
+            raw = z * np.exp(1j * np.exp(-5.0 * (beta - 1.0)) * phi)
+        return self._finish(np.ascontiguousarray(raw), self.freqprop, single)
+
+    def fit_pose(self, codes: Any, geometry: Any, K: int, beta: float = 1.0, *, freqprop: float = 0.0) -> PoseFit:
+        """Fit poses (K numbers each) to joint codes given their geometry codes, by weighted linear
+        least squares on the phases ``arg(joint / geometry)``.
+
+        Phases are only known modulo 2 pi: equations are added from the least to the most
+        pose-sensitive, each unwrapped against the prediction of the poses fitted so far, so the
+        fit succeeds when the least sensitive phases stay within (-pi, pi) (moderate poses, small
+        eta for beta > 1); a residual of order 1 radian reveals phases it could not unwrap. Blind
+        separation of pose and geometry from a joint code alone is not possible in general: the
+        geometry (or the pose, :meth:`decode_joint`) must be known.
+        """
+        beta = as_float(beta, "beta", low=0.0, high=2.0)
+        lam = as_float(freqprop, "freqprop")
+        if self.compat is not None:
+            raise ValueError("fit_pose: not available in compat mode")
+        joint, single = self._coefficients(codes, lam, "codes")
+        geo, _ = self._coefficients(geometry, self.freqprop, "geometry")
+        if len(geo) != len(joint):
+            raise ValueError(f"geometry: expected {len(joint)} rows, one per code, got {len(geo)}")
+        K = as_int(K, "K", low=1, high=4096)
+        self.pose_encoder(K)
+        design = self._phases[K].copy()
+        if beta > 1.0:
+            design *= np.exp(-5.0 * (beta - 1.0))
+        if beta < 1.0:
+            base = np.abs(geo) ** beta * np.exp(1j * beta * np.angle(geo))
+        else:
+            base = geo
+        poses = np.zeros((len(joint), K))
+        residual = np.zeros(len(joint))
+        order = np.argsort(np.linalg.norm(design, axis=0), kind="stable")
+        for b in range(len(joint)):
+            weight = np.abs(base[b])
+            magnitude = np.abs(geo[b])  # coefficients that vanish carry no phase
+            usable = order[magnitude[order] > 1e-12 * max(magnitude.max(), 1e-300)]
+            observed = -np.angle(joint[b, usable] / base[b, usable])
+            A = design[:, usable].T
+            w = weight[usable]
+            p = np.zeros(K)
+            size = min(len(usable), max(2 * K, 4))
+            while True:
+                prediction = A[:size] @ p
+                target = prediction + _wrap(observed[:size] - prediction)
+                p = np.linalg.lstsq(A[:size] * w[:size, None], target * w[:size], rcond=None)[0]
+                if size == len(usable):
+                    break
+                size = min(len(usable), 2 * size)
+            poses[b] = p
+            misfit = _wrap(observed - A @ p)
+            residual[b] = np.sqrt(np.sum(w * misfit**2) / np.sum(w))
+        return PoseFit(poses[0], residual[0]) if single else PoseFit(poses, residual)
