@@ -54,6 +54,9 @@ struct Settings {
   double tol = 1e-10;  // a candidate is degenerate when d_j <= tol * ||x_j||^2
 };
 
+// Relative difference below which two criterion values count as a tie (see Learner::beats).
+inline constexpr double kTieTolerance = 1e-9;
+
 inline std::size_t packed_size(std::size_t k) { return k * (k + 1) / 2; }
 inline std::size_t packed_offset(std::size_t step) { return step * (step + 1) / 2; }
 
@@ -243,6 +246,13 @@ class Learner {
     return st_.criterion == Criterion::omp ? std::fabs(c_[j]) : c_[j] * c_[j] / d_[j];
   }
 
+  // Criteria equal in exact arithmetic (duplicated or collinear columns) differ by rounding, so
+  // values within a relative kTieTolerance count as tied, and ties go to the lowest index.
+  static bool beats(double crit, std::uint32_t j, double best_crit, std::uint32_t best_feature) noexcept {
+    if (crit > best_crit * (1.0 + kTieTolerance)) return true;
+    return j < best_feature && crit >= best_crit * (1.0 - kTieTolerance);
+  }
+
   // Best valid candidate among pool positions [begin, end), or kNone. Ties go to the lowest index.
   std::size_t best_of(std::size_t begin, std::size_t end) const noexcept {
     std::size_t best_position = kNone;
@@ -252,7 +262,7 @@ class Learner {
       const std::uint32_t j = pool_[i];
       if (!(d_[j] > st_.tol * pb_.col_sq[j])) continue;  // degenerate: (nearly) in the active span
       const double crit = criterion(j);
-      if (best_position == kNone || crit > best_crit || (crit == best_crit && j < best_feature)) {
+      if (best_position == kNone || beats(crit, j, best_crit, best_feature)) {
         best_position = i;
         best_crit = crit;
         best_feature = j;

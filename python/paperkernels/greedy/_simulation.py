@@ -1,9 +1,11 @@
 """Monte Carlo degrees of freedom, training error and bias/variance along the path.
 
 Efron's degrees of freedom ``df = sum_i Cov(yhat_i, y_i) / sigma^2`` for a known mean ``mu``:
-each replicate draws ``y = mu + sigma eps`` and refits, and ``<yhat, y - mu> / sigma^2`` is an
-unbiased estimate of df (its mean over replicates, with the standard error of that mean). Unlike
-Stein's divergence, this counts the search part of the degrees of freedom.
+each of R replicates draws ``y_r = mu + e_r`` and refits. The estimate is the sample covariance
+with the known mean of y, ``sum_r <yhat_r - mean_s yhat_s, e_r> / ((R - 1) sigma^2)``, which is
+unbiased; centring the fits on their Monte Carlo mean removes the large but mean-zero term
+``<E yhat, e_r>`` from every replicate. Unlike Stein's divergence, this counts the search part of
+the degrees of freedom.
 """
 
 from __future__ import annotations
@@ -88,6 +90,27 @@ def _simulation_inputs(estimator, X, mu, sigma, n_replicates, random_state):
     return X, mu, sigma, n_replicates, params, design, rng
 
 
+class _CovarianceEstimate:
+    """Accumulates ``sum_i Cov(fit_i, y_i) / sigma^2`` over replicates (see the module docstring)."""
+
+    def __init__(self, sigma: float) -> None:
+        self.sigma2 = sigma * sigma
+        self.inner = []  # <fit_r, e_r> per replicate
+        self.noise = []
+        self.fit_sum = None
+
+    def add(self, noise: np.ndarray, fit: np.ndarray) -> None:
+        self.inner.append(noise @ fit)
+        self.noise.append(noise)
+        self.fit_sum = fit.copy() if self.fit_sum is None else self.fit_sum + fit
+
+    def result(self) -> Tuple[np.ndarray, np.ndarray]:
+        count = len(self.inner)
+        terms = np.array(self.inner) - np.array(self.noise) @ (self.fit_sum / count)
+        terms *= count / ((count - 1) * self.sigma2)
+        return terms.mean(axis=0), terms.std(axis=0, ddof=1) / np.sqrt(count)
+
+
 def _replicates(estimator, X, mu, sigma, n_replicates, random_state) -> Iterator[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Yields (noise, y, fitted values along the path (n, k + 1)) for each replicate."""
     X, mu, sigma, n_replicates, params, design, rng = _simulation_inputs(
@@ -127,13 +150,14 @@ def degrees_of_freedom(estimator, X, mu, sigma: float, *, n_replicates: int = 20
         Seeds the noise and, afresh for every replicate, the learners' subsets (the estimator's own
         random_state is not used, so that df includes the randomization of the ensemble).
     """
-    df, train = [], []
+    covariance = _CovarianceEstimate(float(sigma))
+    train = []
     for noise, y, fitted in _replicates(estimator, X, mu, sigma, n_replicates, random_state):
-        df.append(noise @ fitted / sigma**2)
+        covariance.add(noise, fitted)
         train.append(np.mean((y[:, None] - fitted) ** 2, axis=0))
-    df_mean, df_se = _mean_and_se(np.array(df))
+    df_mean, df_se = covariance.result()
     train_mean, train_se = _mean_and_se(np.array(train))
-    return DegreesOfFreedom(df_mean, df_se, train_mean, train_se, len(df))
+    return DegreesOfFreedom(df_mean, df_se, train_mean, train_se, len(train))
 
 
 def bias_variance(estimator, X, mu, sigma: float, *, n_replicates: int = 200, random_state=None) -> BiasVariance:
@@ -144,7 +168,8 @@ def bias_variance(estimator, X, mu, sigma: float, *, n_replicates: int = 200, ra
     count = 0
     mean = None
     sum_sq = None
-    df, train = [], []
+    covariance = _CovarianceEstimate(float(sigma))
+    train = []
     for noise, y, fitted in _replicates(estimator, X, mu, sigma, n_replicates, random_state):
         count += 1
         if mean is None:
@@ -153,12 +178,12 @@ def bias_variance(estimator, X, mu, sigma: float, *, n_replicates: int = 200, ra
         delta = fitted - mean  # Welford's running mean and sum of squared deviations
         mean += delta / count
         sum_sq += delta * (fitted - mean)
-        df.append(noise @ fitted / sigma**2)
+        covariance.add(noise, fitted)
         train.append(np.mean((y[:, None] - fitted) ** 2, axis=0))
     mu = np.asarray(mu, dtype=np.float64)
     bias2 = np.mean((mean - mu[:, None]) ** 2, axis=0)
     variance = np.mean(sum_sq / count, axis=0)
-    df_mean, df_se = _mean_and_se(np.array(df))
+    df_mean, df_se = covariance.result()
     risk = bias2 + variance
     return BiasVariance(
         k=np.arange(mean.shape[1]),
@@ -199,7 +224,8 @@ def degrees_of_freedom_orthogonal(theta, sigma: float, k: int, m: int, *, n_repl
     n_replicates = as_int(n_replicates, "n_replicates", low=2)
     weights = exact_weights(k, m, p)
     rng = np.random.default_rng(as_seed(random_state, "random_state"))
-    df, train = [], []
+    covariance = _CovarianceEstimate(sigma)
+    train = []
     chunk = max(1, min(n_replicates, 2_000_000 // p))
     done = 0
     while done < n_replicates:
@@ -210,9 +236,10 @@ def degrees_of_freedom_orthogonal(theta, sigma: float, k: int, m: int, *, n_repl
         ranks = np.empty_like(order)
         np.put_along_axis(ranks, order, np.arange(p)[None, :], axis=1)
         fit = weights[ranks] * z
-        df.append(np.sum(fit * noise, axis=1) / sigma**2)
+        for row in range(rows):
+            covariance.add(noise[row], fit[row])
         train.append(np.mean((z - fit) ** 2, axis=1))
         done += rows
-    df_mean, df_se = _mean_and_se(np.concatenate(df))
+    df_mean, df_se = covariance.result()
     train_mean, train_se = _mean_and_se(np.concatenate(train))
     return DegreesOfFreedom(df_mean, df_se, train_mean, train_se, n_replicates)
