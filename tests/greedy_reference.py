@@ -84,18 +84,19 @@ def reference_learner(Xc, yc, k, m, criterion, tol, rng):
 
         q = p - t
         mu = min(m, q)
-        best = None  # (criterion, feature, position)
+        scored = []  # (criterion, feature, pool position) of the valid candidates drawn
         for i in range(q):
-            if i >= mu and best is not None:
+            if i >= mu and scored:
                 break
             swap = i + rng.below(q - i)
             pool[i], pool[swap] = pool[swap], pool[i]
-            j = pool[i]
-            crit = score(j)
-            if crit is None:
-                continue
-            if best is None or crit > best[0] * (1 + TIE) or (j < best[1] and crit >= best[0] * (1 - TIE)):
-                best = (crit, j, i)
+            crit = score(pool[i])
+            if crit is not None:
+                scored.append((crit, pool[i], i))
+        best = None
+        if scored:  # lowest index among the criteria within a relative TIE of the largest
+            top = max(s[0] for s in scored)
+            best = min((s for s in scored if s[0] >= top * (1 - TIE)), key=lambda s: s[1])
         if best is None:
             break
         _, j, position = best

@@ -30,6 +30,13 @@
 #include "paperkernels/common/parallel.hpp"
 #include "paperkernels/common/random.hpp"
 
+// GCC on x86-64: compile the hot loop also for AVX2 and pick the version at load time.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define PAPERKERNELS_MULTIVERSION __attribute__((target_clones("avx2", "default")))
+#else
+#define PAPERKERNELS_MULTIVERSION
+#endif
+
 namespace paperkernels::greedy {
 
 enum class Criterion : int {
@@ -54,7 +61,7 @@ struct Settings {
   double tol = 1e-10;  // a candidate is degenerate when d_j <= tol * ||x_j||^2
 };
 
-// Relative difference below which two criterion values count as a tie (see Learner::beats).
+// Relative difference below which two criterion values count as a tie (see Learner::best_of).
 inline constexpr double kTieTolerance = 1e-9;
 
 inline std::size_t packed_size(std::size_t k) { return k * (k + 1) / 2; }
@@ -84,6 +91,52 @@ struct LearnerOutput {
   double* gain;
 };
 
+// The eager row update (the hot loop of dense fits): with rows = R (row-major, p columns),
+//   row_t = (g - sum_{u<t} coefs[u] rows[u]) * inv,   c -= z row_t,   d -= row_t^2.
+// Blocks of 16 features keep their partial sums in registers while the t earlier rows stream past.
+// Only element-wise IEEE operations (no contraction, no reassociation), so the AVX2 clone that
+// x86-64 machines select at load time returns bit-identical results to the baseline SSE2 code.
+PAPERKERNELS_MULTIVERSION
+inline void eager_update(const double* g, double* rows, const double* coefs, std::size_t t, std::size_t p,
+                         double inv, double z, double* c, double* d) noexcept {
+  using v4 = double __attribute__((vector_size(32)));
+  auto load = [](const double* x) {
+    v4 v;
+    std::memcpy(&v, x, sizeof v);
+    return v;
+  };
+  auto store = [](double* x, v4 v) { std::memcpy(x, &v, sizeof v); };
+  double* row = rows + t * p;
+  const v4 vinv = {inv, inv, inv, inv}, vz = {z, z, z, z};
+  std::size_t lo = 0;
+  for (; lo + 16 <= p; lo += 16) {
+    v4 a0 = load(g + lo), a1 = load(g + lo + 4), a2 = load(g + lo + 8), a3 = load(g + lo + 12);
+    for (std::size_t u = 0; u < t; ++u) {
+      const v4 coef = {coefs[u], coefs[u], coefs[u], coefs[u]};
+      const double* previous = rows + u * p + lo;
+      a0 -= coef * load(previous);
+      a1 -= coef * load(previous + 4);
+      a2 -= coef * load(previous + 8);
+      a3 -= coef * load(previous + 12);
+    }
+    const v4 acc[4] = {a0 * vinv, a1 * vinv, a2 * vinv, a3 * vinv};
+    for (std::size_t l = 0; l < 4; ++l) {
+      const std::size_t at = lo + 4 * l;
+      store(row + at, acc[l]);
+      store(c + at, load(c + at) - vz * acc[l]);
+      store(d + at, load(d + at) - acc[l] * acc[l]);
+    }
+  }
+  for (; lo < p; ++lo) {
+    double acc = g[lo];
+    for (std::size_t u = 0; u < t; ++u) acc -= coefs[u] * rows[u * p + lo];
+    const double r = acc * inv;
+    row[lo] = r;
+    c[lo] -= z * r;
+    d[lo] -= r * r;
+  }
+}
+
 // How a learner keeps c_j, d_j and R up to date.
 //  - eager (Gram only): after each step the new row of R is computed for every feature, a
 //    vectorised O(p t) update streaming row a_t of G. Best when most features are candidates.
@@ -109,7 +162,10 @@ class Learner {
         diag_(k_),
         inv_diag_(k_),
         z_(k_),
-        beta_(k_) {}
+        scratch_(k_),
+        crit_(p_),
+        rinv_(k_ * k_),
+        coef_(k_) {}
 
   // Runs the learner with its random stream and writes its path. Returns the number of steps taken.
   std::size_t run(Xoshiro256& rng, const LearnerOutput& out) {
@@ -131,13 +187,8 @@ class Learner {
       z_[t] = c_[j] / diag_[t];
       out.active[t] = j;
       out.gain[t] = z_[t] * z_[t];
-      solve_coefficients(t + 1, out.coef + packed_offset(t));
-      if (t + 1 < k_) {
-        if (update_ == Update::eager)
-          eager_row(t);
-        else if (pb_.gram)
-          stage_gram_row(t);
-      }
+      update_coefficients(t, out.coef + packed_offset(t));
+      if (t + 1 < k_ && update_ == Update::eager) eager_row(t);
       steps = t + 1;
     }
     // An early stop carries the last model forward.
@@ -159,57 +210,12 @@ class Learner {
     return update_ == Update::eager ? r_[s * p_ + j] : r_[j * k_ + s];
   }
 
-  // Eager: row t of R for every feature, then c -= z_t R_t and d -= R_t^2. Blocks of 8 features
-  // keep their partial sums in registers while the t earlier rows stream past. Element-wise
-  // arithmetic only, so the result does not depend on the vector width.
+  // Eager: row t of R for every feature, then c -= z_t R_t and d -= R_t^2.
   void eager_row(std::size_t t) noexcept {
-    using v2 = double __attribute__((vector_size(16)));
     const std::size_t a = active_[t];
-    double* row = r_.get() + t * p_;
-    const double* g = pb_.gram + a * p_;
-    const double* rows = r_.get();
-    double* coefs = beta_.data();  // scratch: R[u, a_t] for u < t
-    for (std::size_t u = 0; u < t; ++u) coefs[u] = rows[u * p_ + a];
-    const double inv = inv_diag_[t], zt = z_[t];
-    auto load = [](const double* x) { v2 v; std::memcpy(&v, x, sizeof v); return v; };
-    auto store = [](double* x, v2 v) { std::memcpy(x, &v, sizeof v); };
-    const v2 vinv = {inv, inv}, vz = {zt, zt};
-    std::size_t lo = 0;
-    for (; lo + 8 <= p_; lo += 8) {
-      v2 a0 = load(g + lo), a1 = load(g + lo + 2), a2 = load(g + lo + 4), a3 = load(g + lo + 6);
-      for (std::size_t u = 0; u < t; ++u) {
-        const v2 coef = {coefs[u], coefs[u]};
-        const double* previous = rows + u * p_ + lo;
-        a0 -= coef * load(previous);
-        a1 -= coef * load(previous + 2);
-        a2 -= coef * load(previous + 4);
-        a3 -= coef * load(previous + 6);
-      }
-      const v2 acc[4] = {a0 * vinv, a1 * vinv, a2 * vinv, a3 * vinv};
-      for (std::size_t l = 0; l < 4; ++l) {
-        double* at = row + lo + 2 * l;
-        store(at, acc[l]);
-        store(c_.data() + lo + 2 * l, load(c_.data() + lo + 2 * l) - vz * acc[l]);
-        store(d_.data() + lo + 2 * l, load(d_.data() + lo + 2 * l) - acc[l] * acc[l]);
-      }
-    }
-    for (; lo < p_; ++lo) {
-      double acc = g[lo];
-      for (std::size_t u = 0; u < t; ++u) acc -= coefs[u] * rows[u * p_ + lo];
-      const double r = acc * inv;
-      row[lo] = r;
-      c_[lo] -= zt * r;
-      d_[lo] -= r * r;
-    }
-  }
-
-  // Lazy with a Gram matrix: row a_t of G is copied once into slot t of every column of R, where
-  // fill_batch() finds it (one streaming read instead of scattered reads of G). Slot t of an
-  // already selected column is never read again, so overwriting it is harmless.
-  void stage_gram_row(std::size_t t) noexcept {
-    const double* row = pb_.gram + static_cast<std::size_t>(active_[t]) * p_;
-    double* slot = r_.get() + t;
-    for (std::size_t j = 0; j < p_; ++j) slot[j * k_] = row[j];
+    double* coefs = scratch_.data();  // R[u, a_t] for u < t
+    for (std::size_t u = 0; u < t; ++u) coefs[u] = r_[u * p_ + a];
+    eager_update(pb_.gram + a * p_, r_.get(), coefs, t, p_, inv_diag_[t], z_[t], c_.data(), d_.data());
   }
 
   // Lazy: brings columns cand[0..count) of R, and their c_j and d_j, up to date with the first t
@@ -226,7 +232,7 @@ class Learner {
         const std::uint32_t j = cand[i];
         if (filled_[j] > s) continue;
         double* col = r_.get() + static_cast<std::size_t>(j) * k_;
-        const double g = pb_.gram ? col[s]
+        const double g = pb_.gram ? pb_.gram[static_cast<std::size_t>(active_[s]) * p_ + j]
                                   : dot(pb_.xt + static_cast<std::size_t>(active_[s]) * n,
                                         pb_.xt + static_cast<std::size_t>(j) * n, n);
         const double r = (g - dot(lower, col, s)) * inv;
@@ -242,33 +248,34 @@ class Learner {
     if (update_ == Update::lazy) fill_batch(cand, count, t);
   }
 
-  double criterion(std::uint32_t j) const noexcept {
-    return st_.criterion == Criterion::omp ? std::fabs(c_[j]) : c_[j] * c_[j] / d_[j];
-  }
-
-  // Criteria equal in exact arithmetic (duplicated or collinear columns) differ by rounding, so
-  // values within a relative kTieTolerance count as tied, and ties go to the lowest index.
-  static bool beats(double crit, std::uint32_t j, double best_crit, std::uint32_t best_feature) noexcept {
-    if (crit > best_crit * (1.0 + kTieTolerance)) return true;
-    return j < best_feature && crit >= best_crit * (1.0 - kTieTolerance);
-  }
-
-  // Best valid candidate among pool positions [begin, end), or kNone. Ties go to the lowest index.
-  std::size_t best_of(std::size_t begin, std::size_t end) const noexcept {
-    std::size_t best_position = kNone;
-    double best_crit = 0.0;
-    std::uint32_t best_feature = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-      const std::uint32_t j = pool_[i];
-      if (!(d_[j] > st_.tol * pb_.col_sq[j])) continue;  // degenerate: (nearly) in the active span
-      const double crit = criterion(j);
-      if (best_position == kNone || beats(crit, j, best_crit, best_feature)) {
-        best_position = i;
-        best_crit = crit;
-        best_feature = j;
+  // Best valid candidate among pool positions [begin, end), or kNone: the lowest feature index
+  // among the valid candidates whose criterion is within a relative kTieTolerance of the largest
+  // one. (Criteria equal in exact arithmetic, from duplicated or collinear columns, differ by
+  // rounding; this makes them ties.) Two passes, so the criteria are computed independently.
+  std::size_t best_of(std::size_t begin, std::size_t end) noexcept {
+    const bool omp = st_.criterion == Criterion::omp;
+    const std::size_t count = end - begin;
+    const std::uint32_t* cand = pool_.data() + begin;
+    double* crit = crit_.data();
+    double top = -1.0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t j = cand[i];
+      const double dj = d_[j], cj = c_[j];
+      const bool valid = dj > st_.tol * pb_.col_sq[j];  // else (nearly) in the active span
+      crit[i] = valid ? (omp ? std::fabs(cj) : cj * cj / dj) : -1.0;
+      top = crit[i] > top ? crit[i] : top;
+    }
+    if (top < 0.0) return kNone;
+    const double threshold = top * (1.0 - kTieTolerance);
+    std::size_t best = kNone;
+    std::uint32_t best_feature = ~std::uint32_t{0};
+    for (std::size_t i = 0; i < count; ++i) {
+      if (crit[i] >= threshold && cand[i] < best_feature) {
+        best = begin + i;
+        best_feature = cand[i];
       }
     }
-    return best_position;
+    return best;
   }
 
   // Step t: draws min(m, q) candidates by a partial Fisher-Yates shuffle of the pool of the q
@@ -288,14 +295,25 @@ class Learner {
     return best;
   }
 
-  // Back-substitution R_AA beta = z on the first n_active directions.
-  void solve_coefficients(std::size_t n_active, double* out) {
-    for (std::size_t u = n_active; u-- > 0;) {
-      double value = z_[u];
-      for (std::size_t v = u + 1; v < n_active; ++v) value -= r_at(u, active_[v]) * beta_[v];
-      beta_[u] = value / diag_[u];
+  // Coefficients after step t, from those after step t - 1: the new direction adds z_t q_t to the
+  // fit and q_t = X_A (R_AA^{-1})[:, t], so beta += z_t (R_AA^{-1})[:, t]. The new column of the
+  // inverse is -R_old^{-1} R[0..t, a_t] / R_tt above the diagonal and 1 / R_tt on it: O(t^2)
+  // independent multiply-adds per step, without the serial divisions of a back-substitution.
+  void update_coefficients(std::size_t t, double* out) noexcept {
+    double* column = rinv_.data() + t * k_;  // rinv_ is column-major: (R^-1)[u, v] at v * k + u
+    for (std::size_t u = 0; u < t; ++u) scratch_[u] = r_at(u, active_[t]);
+    std::fill(column, column + t, 0.0);
+    for (std::size_t v = 0; v < t; ++v) {
+      const double weight = scratch_[v];
+      const double* previous = rinv_.data() + v * k_;
+      for (std::size_t u = 0; u <= v; ++u) column[u] += previous[u] * weight;
     }
-    std::copy(beta_.begin(), beta_.begin() + n_active, out);
+    const double inv = inv_diag_[t];
+    for (std::size_t u = 0; u < t; ++u) column[u] *= -inv;
+    column[t] = inv;
+    coef_[t] = 0.0;
+    for (std::size_t u = 0; u <= t; ++u) coef_[u] += z_[t] * column[u];
+    std::copy(coef_.begin(), coef_.begin() + t + 1, out);
   }
 
   const Problem& pb_;
@@ -307,7 +325,11 @@ class Learner {
   std::vector<double> c_, d_;
   std::unique_ptr<double[]> r_;  // R, p x k: row-major when eager, column-major when lazy
   std::vector<std::uint32_t> active_;
-  std::vector<double> diag_, inv_diag_, z_, beta_;
+  std::vector<double> diag_, inv_diag_, z_;
+  std::vector<double> scratch_;
+  std::vector<double> crit_;  // criteria of the current candidates
+  std::vector<double> rinv_;  // R_AA^{-1}, upper triangular, column-major k x k
+  std::vector<double> coef_;  // current coefficients, in the order of the active set
 };
 
 // Learner workspaces shared by the tasks of one parallel_for: at most one per running thread.
