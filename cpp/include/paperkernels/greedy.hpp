@@ -67,8 +67,8 @@ inline constexpr double kTieTolerance = 1e-9;
 inline std::size_t packed_size(std::size_t k) { return k * (k + 1) / 2; }
 inline std::size_t packed_offset(std::size_t step) { return step * (step + 1) / 2; }
 
-// Dot product with four interleaved partial sums combined in a fixed order: deterministic for a
-// given build, and fast enough for both the short R columns and the long data rows.
+// Dot product of short vectors (columns of R, length < k): four interleaved partial sums
+// combined in a fixed order, so the result is deterministic for a given build.
 inline double dot(const double* a, const double* b, std::size_t n) noexcept {
   double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
   std::size_t i = 0;
@@ -80,6 +80,61 @@ inline double dot(const double* a, const double* b, std::size_t n) noexcept {
   }
   for (; i < n; ++i) s0 += a[i] * b[i];
   return (s0 + s1) + (s2 + s3);
+}
+
+// Dot product of long vectors (rows of the data, length n): eight partial sums held in two 4-lane
+// vectors and combined in a fixed order. The lane structure is part of the definition, so the
+// AVX2 clone and the SSE2 baseline return the same bits.
+PAPERKERNELS_MULTIVERSION
+inline double dot_long(const double* a, const double* b, std::size_t n) noexcept {
+  using v4 = double __attribute__((vector_size(32)));
+  auto load = [](const double* x) {
+    v4 v;
+    std::memcpy(&v, x, sizeof v);
+    return v;
+  };
+  v4 s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    s0 += load(a + i) * load(b + i);
+    s1 += load(a + i + 4) * load(b + i + 4);
+  }
+  double tail = 0.0;
+  for (; i < n; ++i) tail += a[i] * b[i];
+  const v4 s = s0 + s1;
+  return ((s[0] + s[1]) + (s[2] + s[3])) + tail;
+}
+
+// Four dot products <rows[r], x> at once (x read once), each with exactly the arithmetic of
+// dot_long, so an entry does not depend on whether it was computed in a group.
+PAPERKERNELS_MULTIVERSION
+inline void dot_long4(const double* const rows[4], const double* x, std::size_t n, double out[4]) noexcept {
+  using v4 = double __attribute__((vector_size(32)));
+  auto load = [](const double* p) {
+    v4 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  const v4 zero = {0.0, 0.0, 0.0, 0.0};
+  v4 a0 = zero, a1 = zero, b0 = zero, b1 = zero, c0 = zero, c1 = zero, d0 = zero, d1 = zero;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v4 x0 = load(x + i), x1 = load(x + i + 4);
+    a0 += load(rows[0] + i) * x0;
+    a1 += load(rows[0] + i + 4) * x1;
+    b0 += load(rows[1] + i) * x0;
+    b1 += load(rows[1] + i + 4) * x1;
+    c0 += load(rows[2] + i) * x0;
+    c1 += load(rows[2] + i + 4) * x1;
+    d0 += load(rows[3] + i) * x0;
+    d1 += load(rows[3] + i + 4) * x1;
+  }
+  const v4 sums[4] = {a0 + a1, b0 + b1, c0 + c1, d0 + d1};
+  for (int r = 0; r < 4; ++r) {
+    double tail = 0.0;
+    for (std::size_t j = i; j < n; ++j) tail += rows[r][j] * x[j];
+    out[r] = ((sums[r][0] + sums[r][1]) + (sums[r][2] + sums[r][3])) + tail;
+  }
 }
 
 // Where one learner writes its result: the active set in order of entry (-1 after an early stop),
@@ -219,29 +274,53 @@ class Learner {
   }
 
   // Lazy: brings columns cand[0..count) of R, and their c_j and d_j, up to date with the first t
-  // selected directions (forward substitution with the Cholesky factor of G_AA), row by row
-  // across the candidates so that their dependency chains overlap.
+  // selected directions (forward substitution with the Cholesky factor of G_AA). With a Gram
+  // matrix the loop runs row by row across the candidates, so that their dependency chains
+  // overlap; without one, candidate by candidate, so that each data row x_j is read once for all
+  // the Gram entries x_{a_s}^T x_j it needs.
   void fill_batch(const std::uint32_t* cand, std::size_t count, std::size_t t) noexcept {
+    if (!pb_.gram) {
+      for (std::size_t i = 0; i < count; ++i) fill_from_data(cand[i], t);
+      return;
+    }
     std::size_t first_row = t;
     for (std::size_t i = 0; i < count; ++i) first_row = std::min<std::size_t>(first_row, filled_[cand[i]]);
-    const std::size_t n = pb_.n_samples;
     for (std::size_t s = first_row; s < t; ++s) {
       const double* lower = r_.get() + static_cast<std::size_t>(active_[s]) * k_;  // row s of L
+      const double* gram_row = pb_.gram + static_cast<std::size_t>(active_[s]) * p_;
       const double inv = inv_diag_[s], zs = z_[s];
       for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t j = cand[i];
         if (filled_[j] > s) continue;
         double* col = r_.get() + static_cast<std::size_t>(j) * k_;
-        const double g = pb_.gram ? pb_.gram[static_cast<std::size_t>(active_[s]) * p_ + j]
-                                  : dot(pb_.xt + static_cast<std::size_t>(active_[s]) * n,
-                                        pb_.xt + static_cast<std::size_t>(j) * n, n);
-        const double r = (g - dot(lower, col, s)) * inv;
+        const double r = (gram_row[j] - dot(lower, col, s)) * inv;
         col[s] = r;
         c_[j] -= zs * r;
         d_[j] -= r * r;
       }
     }
     for (std::size_t i = 0; i < count; ++i) filled_[cand[i]] = static_cast<std::uint32_t>(t);
+  }
+
+  void fill_from_data(std::uint32_t j, std::size_t t) noexcept {
+    const std::size_t n = pb_.n_samples;
+    const double* xj = pb_.xt + static_cast<std::size_t>(j) * n;
+    double* col = r_.get() + static_cast<std::size_t>(j) * k_;
+    std::size_t s = filled_[j];
+    for (; s + 4 <= t; s += 4) {  // the Gram entries first, into the slots they will occupy
+      const double* rows[4];
+      for (int r = 0; r < 4; ++r) rows[r] = pb_.xt + static_cast<std::size_t>(active_[s + r]) * n;
+      dot_long4(rows, xj, n, col + s);
+    }
+    for (; s < t; ++s) col[s] = dot_long(pb_.xt + static_cast<std::size_t>(active_[s]) * n, xj, n);
+    for (s = filled_[j]; s < t; ++s) {
+      const double* lower = r_.get() + static_cast<std::size_t>(active_[s]) * k_;
+      const double r = (col[s] - dot(lower, col, s)) * inv_diag_[s];
+      col[s] = r;
+      c_[j] -= z_[s] * r;
+      d_[j] -= r * r;
+    }
+    filled_[j] = static_cast<std::uint32_t>(t);
   }
 
   void bring_up_to_date(const std::uint32_t* cand, std::size_t count, std::size_t t) noexcept {
