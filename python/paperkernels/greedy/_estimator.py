@@ -43,7 +43,8 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         Learner ``b`` draws its subsets from stream ``(seed, b)`` of the library's xoshiro256**
         generator, so the fit is bit-identical for any ``n_jobs``.
     n_jobs : int or None, default=None
-        Threads for the learners: None or -1 for all cores, -2 for all but one.
+        Threads for the learners: None or -1 for all cores, -2 for all but one. (The Gram matrix is
+        one BLAS call, which uses BLAS's own thread pool; limit it with threadpoolctl if needed.)
     precompute : {"auto", True, False}, default="auto"
         Whether to build the Gram matrix ``X_c^T X_c`` once (a BLAS call, ``8 p^2`` bytes) or to let
         each learner compute the Gram entries it needs from the data. ``"auto"`` compares the two
