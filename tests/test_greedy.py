@@ -329,6 +329,26 @@ def test_bad_data(change, error, match):
         EnsembleForwardSelection(k=2, m=2, n_estimators=3).fit(X, y)
 
 
+@pytest.mark.parametrize("precompute", [True, False])
+@pytest.mark.parametrize("value", [0.1, -7.3, 1 / 3, 123456.789, 1e-300])
+def test_constant_columns_are_found_whatever_the_rounding_of_the_mean(value, precompute):
+    X, y = make_data(n=1001, p=4, seed=3)
+    X[:, 2] = value
+    with pytest.raises(ValueError, match=r"X: column\(s\) 2 are constant"):
+        EnsembleForwardSelection(k=2, n_estimators=2, precompute=precompute).fit(X, y)
+
+
+@pytest.mark.parametrize("precompute", [True, False])
+def test_overflowing_data_is_refused(precompute):
+    X, y = make_data(n=20, p=3, seed=3)
+    model = EnsembleForwardSelection(k=2, n_estimators=2, precompute=precompute)
+    with pytest.raises(ValueError, match="X: values too large"):
+        model.fit(X * 1e200, y)
+    with pytest.raises(ValueError, match="y: values too large"):
+        model.fit(X, y * 1e200)
+    assert np.all(np.isfinite(model.fit(X * 1e100, y).coef_path_))
+
+
 def test_zero_column_without_intercept():
     X, y = make_data(n=30, p=5, seed=0)
     X[:, 2] = 0.0

@@ -80,17 +80,43 @@ class CentredDesign:
         self.x_mean = X.mean(axis=0) if fit_intercept else np.zeros(self.n_features)
         self.gram: Optional[np.ndarray] = None
         self.xt: Optional[np.ndarray] = None
-        if gram:
-            centred = X - self.x_mean if fit_intercept else X
-            self._centred = centred
-            self.gram = np.ascontiguousarray(centred.T @ centred)
-            self.col_sq = np.ascontiguousarray(np.diagonal(self.gram))
+        with np.errstate(over="ignore", invalid="ignore"):
+            if gram:
+                centred = X - self.x_mean if fit_intercept else X
+                self._centred = centred
+                self.gram = np.ascontiguousarray(centred.T @ centred)
+                self.col_sq = np.ascontiguousarray(np.diagonal(self.gram))
+            else:
+                xt = np.array(X.T, dtype=np.float64, order="C")
+                if fit_intercept:
+                    xt -= self.x_mean[:, None]
+                self.xt = xt
+                self.col_sq = np.einsum("ij,ij->i", xt, xt)
+        # |x_i^T x_j| <= ||x_i|| ||x_j||: finite squared norms keep the whole Gram matrix finite.
+        if not (np.all(np.isfinite(self.x_mean)) and np.all(np.isfinite(self.col_sq))):
+            raise ValueError("X: values too large, sums of squares overflow float64; rescale X")
+
+    def check_columns(self, X: np.ndarray) -> None:
+        """Reject constant columns (all-zero ones without an intercept) with the column indices.
+
+        A constant column c centres to n equal values c - mean(c), each below (n + 8) ulps of the
+        mean (a generous bound on the rounding of the mean), so only columns whose centred sum of
+        squares is that small are examined in the data.
+        """
+        if self.fit_intercept:
+            ulps = (self.n_samples + 8) * np.finfo(np.float64).eps
+            with np.errstate(over="ignore"):
+                tiny = self.n_samples * (ulps * np.abs(self.x_mean)) ** 2
+            suspects = np.flatnonzero(self.col_sq <= tiny)
+            bad = suspects[np.ptp(X[:, suspects], axis=0) == 0] if suspects.size else suspects
+            what = "constant (zero variance)"
         else:
-            xt = np.array(X.T, dtype=np.float64, order="C")
-            if fit_intercept:
-                xt -= self.x_mean[:, None]
-            self.xt = xt
-            self.col_sq = np.einsum("ij,ij->i", xt, xt)
+            suspects = np.flatnonzero(self.col_sq == 0)
+            bad = suspects[~np.any(X[:, suspects] != 0, axis=0)] if suspects.size else suspects
+            what = "all zero"
+        if bad.size:
+            shown = ", ".join(map(str, bad[:10])) + (", ..." if bad.size > 10 else "")
+            raise ValueError(f"X: column(s) {shown} are {what}; remove them before fitting")
 
     def xty(self, y_centred: np.ndarray) -> np.ndarray:
         if self.gram is not None:
@@ -100,9 +126,13 @@ class CentredDesign:
     def fit(self, y: np.ndarray, *, k: int, m: int, n_learners: int, criterion: str, tol: float, seed: int,
             n_threads: int) -> EnsemblePath:
         y = np.asarray(y, dtype=np.float64)
-        y_mean = float(y.mean()) if self.fit_intercept else 0.0
-        y_centred = y - y_mean
-        xty = self.xty(y_centred)
+        with np.errstate(over="ignore", invalid="ignore"):
+            y_mean = float(y.mean()) if self.fit_intercept else 0.0
+            y_centred = y - y_mean
+            xty = self.xty(y_centred)
+            y_sq = float(y_centred @ y_centred)
+        if not (np.isfinite(y_sq) and np.all(np.isfinite(xty))):
+            raise ValueError("y: values too large, sums of squares overflow float64; rescale y")
         code = CRITERIA[criterion]
         if self.gram is not None:
             path, active, coef, gains = _core.greedy_fit_gram(self.gram, xty, k, m, code, tol, seed, n_learners,

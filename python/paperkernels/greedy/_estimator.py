@@ -138,18 +138,6 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
             precompute=precompute,
         )
 
-    @staticmethod
-    def _check_columns(X: np.ndarray, fit_intercept: bool) -> None:
-        if fit_intercept:
-            bad = np.flatnonzero(np.ptp(X, axis=0) == 0)
-            what = "constant (zero variance)"
-        else:
-            bad = np.flatnonzero(~np.any(X != 0, axis=0))
-            what = "all zero"
-        if bad.size:
-            shown = ", ".join(map(str, bad[:10])) + (", ..." if bad.size > 10 else "")
-            raise ValueError(f"X: column(s) {shown} are {what}; remove them before fitting")
-
     def _design(self, X: np.ndarray, params: dict) -> CentredDesign:
         gram = use_gram(params["precompute"], X.shape[0], X.shape[1], params["k"], params["m"], params["n_learners"])
         return CentredDesign(X, fit_intercept=bool(self.fit_intercept), gram=gram)
@@ -160,9 +148,9 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         """Fit the ensemble on X of shape (n_samples, n_features) and y of shape (n_samples,)."""
         X, y = validate(self, X, y, reset=True)
         params = self._checked_params(*X.shape)
-        self._check_columns(X, bool(self.fit_intercept))
         seed = seed_from_random_state(self.random_state)
         design = self._design(X, params)
+        design.check_columns(X)
         result = design.fit(
             y, k=params["k"], m=params["m"], n_learners=params["n_learners"], criterion=params["criterion"],
             tol=params["tol"], seed=seed, n_threads=params["n_threads"],

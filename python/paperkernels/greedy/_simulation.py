@@ -83,9 +83,9 @@ def _simulation_inputs(estimator, X, mu, sigma, n_replicates, random_state):
     sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
     n_replicates = as_int(n_replicates, "n_replicates", low=2)
     params = estimator._checked_params(n, p)
-    estimator._check_columns(X, bool(estimator.fit_intercept))
     gram = use_gram(params["precompute"], n, p, params["k"], params["m"], params["n_learners"])
     design = CentredDesign(X, fit_intercept=bool(estimator.fit_intercept), gram=gram)
+    design.check_columns(X)
     rng = np.random.default_rng(as_seed(random_state, "random_state"))
     return X, mu, sigma, n_replicates, params, design, rng
 
