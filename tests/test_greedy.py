@@ -395,6 +395,10 @@ def test_bad_predict_arguments():
         model.predict(X[:, :7])
     with pytest.raises(ValueError, match="Input X contains NaN"):
         model.predict(np.full((2, 8), np.nan))
+    with pytest.raises(ValueError, match="y: expected finite values"):
+        model.mse_path(X, np.full(30, np.nan))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        model.mse_path(X, y[:-2])
 
 
 # -- theory: exact and asymptotic weights ---------------------------------------------------------

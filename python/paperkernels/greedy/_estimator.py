@@ -6,7 +6,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from .._validation import as_choice, as_float, as_int, as_n_threads
+from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
 from ._design import CentredDesign, importances, resolve_m, selection_frequencies, use_gram
 from ._sklearn_compat import BaseEstimator, RegressorMixin, check_is_fitted, seed_from_random_state, validate
 
@@ -120,9 +120,7 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
             raise ValueError(f"X: expected at least 2 samples, got n_samples = {n_samples}")
         k = as_int(self.k, "k", low=1)
         if k > n_features:
-            raise ValueError(
-                f"k: expected at most n_features = {n_features} steps, got k = {k}"
-            )
+            raise ValueError(f"k: expected at most n_features = {n_features} steps, got k = {k}")
         if not isinstance(self.fit_intercept, (bool, np.bool_)):
             raise TypeError(f"fit_intercept: expected a bool, got {self.fit_intercept!r}")
         precompute = self.precompute
@@ -197,7 +195,7 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         On the training data this is the training error along the path.
         """
         predictions = self.predict_path(X)
-        y = np.asarray(y, dtype=np.float64).ravel()
+        y = as_array(y, "y").ravel()
         if len(y) != predictions.shape[0]:
             raise ValueError(
                 f"Found input variables with inconsistent numbers of samples: X has {predictions.shape[0]}, "
