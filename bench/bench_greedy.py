@@ -187,10 +187,10 @@ def run_dense(report, quick, thread_counts):
             omp_time = None
             if OrthogonalMatchingPursuit is not None:
                 omp = OrthogonalMatchingPursuit(n_nonzero_coefs=k)
-                omp_time = best_time(lambda: omp.fit(X, y), repeat=5)
+                omp_time = best_time(lambda: omp.fit(X, y), repeat=15, min_time=0.0)
             for m in m_values:
                 model = EnsembleForwardSelection(k=k, m=m, n_estimators=B, random_state=0, n_jobs=threads)
-                ours = best_time(lambda: model.fit(X, y), repeat=5)
+                ours = best_time(lambda: model.fit(X, y), repeat=15, min_time=0.0)
                 rng = np.random.default_rng(0)
                 start = time.perf_counter()
                 numpy_ensemble(X, y, k, m, numpy_learners, lambda b: NumpyDraws(rng))
