@@ -9,10 +9,12 @@
 // column j of R holds q_s^T x_j for the selected directions s; for every feature we keep
 //   c_j = x_j^T r          (r the current residual)
 //   d_j = ||P_A^perp x_j||^2
-// and update them from the new row of R only. Rows are filled lazily: column j of R is brought up
-// to date only when j is drawn as a candidate, so a learner costs O(t) per candidate and step and
-// never more than O(p k^2) after the Gram matrix. Without a Gram matrix the entries x_a^T x_j are
-// computed as dot products from the data on demand (each is needed at most once per learner).
+// and update them from the rows of R. Two schemes (see Update): eager computes each new row of R
+// for every feature, a vectorised O(p t) step streaming one row of the Gram matrix; lazy brings
+// column j of R up to date only when j is drawn as a candidate, O(t) per candidate and step
+// amortised. Either way a learner costs at most O(p k^2) after the Gram matrix. Without a Gram
+// matrix (lazy only) the entries x_a^T x_j are dot products of the data, each computed at most once
+// per learner. Coefficients follow from R^{-1}, kept up to date column by column.
 #pragma once
 
 #include <algorithm>
@@ -34,12 +36,12 @@
 // 4-lane vector types only travel between inlined helpers, so GCC's note that passing them
 // without AVX changes the ABI does not apply.)
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define PAPERKERNELS_MULTIVERSION __attribute__((target_clones("avx2", "default")))
+#define PAPERKERNELS_GREEDY_MULTIVERSION __attribute__((target_clones("avx2", "default")))
 #define PAPERKERNELS_GREEDY_PSABI_OFF
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 #else
-#define PAPERKERNELS_MULTIVERSION
+#define PAPERKERNELS_GREEDY_MULTIVERSION
 #endif
 
 namespace paperkernels::greedy {
@@ -90,7 +92,7 @@ inline double dot(const double* a, const double* b, std::size_t n) noexcept {
 // Dot product of long vectors (rows of the data, length n): eight partial sums held in two 4-lane
 // vectors and combined in a fixed order. The lane structure is part of the definition, so the
 // AVX2 clone and the SSE2 baseline return the same bits.
-PAPERKERNELS_MULTIVERSION
+PAPERKERNELS_GREEDY_MULTIVERSION
 inline double dot_long(const double* a, const double* b, std::size_t n) noexcept {
   using v4 = double __attribute__((vector_size(32)));
   auto load = [](const double* x) {
@@ -112,7 +114,7 @@ inline double dot_long(const double* a, const double* b, std::size_t n) noexcept
 
 // Four dot products <rows[r], x> at once (x read once), each with exactly the arithmetic of
 // dot_long, so an entry does not depend on whether it was computed in a group.
-PAPERKERNELS_MULTIVERSION
+PAPERKERNELS_GREEDY_MULTIVERSION
 inline void dot_long4(const double* const rows[4], const double* x, std::size_t n, double out[4]) noexcept {
   using v4 = double __attribute__((vector_size(32)));
   auto load = [](const double* p) {
@@ -156,7 +158,7 @@ struct LearnerOutput {
 // Blocks of 16 features keep their partial sums in registers while the t earlier rows stream past.
 // Only element-wise IEEE operations (no contraction, no reassociation), so the AVX2 clone that
 // x86-64 machines select at load time returns bit-identical results to the baseline SSE2 code.
-PAPERKERNELS_MULTIVERSION
+PAPERKERNELS_GREEDY_MULTIVERSION
 inline void eager_update(const double* g, double* rows, const double* coefs, std::size_t t, std::size_t p,
                          double inv, double z, double* c, double* d) noexcept {
   using v4 = double __attribute__((vector_size(32)));
