@@ -1,0 +1,99 @@
+// Bindings of paperkernels::greedy: the ensemble fit, from a Gram matrix or from the data.
+#include <cstdint>
+#include <string>
+#include <tuple>
+
+#include "bind_common.hpp"
+#include "paperkernels/greedy.hpp"
+
+namespace py = pybind11;
+using namespace paperkernels;
+using paperkernels::bind::carray;
+
+namespace {
+
+greedy::Criterion parse_criterion(int criterion) {
+  require(criterion == 0 || criterion == 1, "criterion: expected 0 ('fs') or 1 ('omp')");
+  return static_cast<greedy::Criterion>(criterion);
+}
+
+void require_length(const carray<double>& a, py::ssize_t n, const char* name) {
+  bind::require_ndim(a, 1, name);
+  require(a.shape(0) == n, std::string(name) + ": expected length " + std::to_string(n) + ", got " +
+                               std::to_string(a.shape(0)));
+}
+
+py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, int criterion, double tol,
+                  std::uint64_t seed, std::size_t n_learners, unsigned n_threads) {
+  greedy::Settings settings;
+  settings.k = k;
+  settings.m = m;
+  settings.criterion = parse_criterion(criterion);
+  settings.tol = tol;
+  require(k >= 1 && k <= problem.n_features,
+          "k: expected an integer in [1, n_features = " + std::to_string(problem.n_features) + "], got " +
+              std::to_string(k));
+  require(n_learners >= 1, "n_estimators: expected at least one learner");
+  const auto B = static_cast<py::ssize_t>(n_learners), K = static_cast<py::ssize_t>(k);
+  const auto P = static_cast<py::ssize_t>(problem.n_features);
+  carray<double> path({K + 1, P});
+  carray<std::int64_t> active({B, K});
+  carray<double> coef({B, static_cast<py::ssize_t>(greedy::packed_size(k))});
+  carray<double> gain({B, K});
+  const greedy::EnsembleOutput out{active.mutable_data(), coef.mutable_data(), gain.mutable_data(),
+                                   path.mutable_data()};
+  {
+    py::gil_scoped_release release;
+    greedy::fit_ensemble(problem, settings, seed, n_learners, n_threads, bind::python_signal_poll(), out);
+  }
+  return py::make_tuple(path, active, coef, gain);
+}
+
+}  // namespace
+
+void bind_greedy(py::module_& m) {
+  m.def(
+      "greedy_fit_gram",
+      [](const carray<double>& gram, const carray<double>& xty, std::size_t k, std::size_t m_candidates,
+         int criterion, double tol, std::uint64_t seed, std::size_t n_learners, unsigned n_threads) {
+        bind::require_ndim(gram, 2, "gram");
+        const py::ssize_t p = gram.shape(0);
+        require(gram.shape(1) == p, "gram: expected a square matrix");
+        require_length(xty, p, "xty");
+        // The Gram diagonal, copied so that the learners read it contiguously.
+        carray<double> col_sq(p);
+        for (py::ssize_t j = 0; j < p; ++j) col_sq.mutable_data()[j] = gram.data()[j * p + j];
+        greedy::Problem problem;
+        problem.n_features = static_cast<std::size_t>(p);
+        problem.gram = gram.data();
+        problem.xty = xty.data();
+        problem.col_sq = col_sq.data();
+        return run_fit(problem, k, m_candidates, criterion, tol, seed, n_learners, n_threads);
+      },
+      py::arg("gram"), py::arg("xty"), py::arg("k"), py::arg("m"), py::arg("criterion"), py::arg("tol"),
+      py::arg("seed"), py::arg("n_learners"), py::arg("n_threads"),
+      "Ensemble of forward selections from the centred Gram matrix X^T X and X^T y.\n"
+      "Returns (path (k+1, p), active (B, k), packed coefficients (B, k(k+1)/2), gains (B, k)).");
+
+  m.def(
+      "greedy_fit_columns",
+      [](const carray<double>& xt, const carray<double>& xty, const carray<double>& col_sq, std::size_t k,
+         std::size_t m_candidates, int criterion, double tol, std::uint64_t seed, std::size_t n_learners,
+         unsigned n_threads) {
+        bind::require_ndim(xt, 2, "xt");
+        const py::ssize_t p = xt.shape(0);
+        require_length(xty, p, "xty");
+        require_length(col_sq, p, "col_sq");
+        greedy::Problem problem;
+        problem.n_features = static_cast<std::size_t>(p);
+        problem.n_samples = static_cast<std::size_t>(xt.shape(1));
+        problem.xt = xt.data();
+        problem.xty = xty.data();
+        problem.col_sq = col_sq.data();
+        return run_fit(problem, k, m_candidates, criterion, tol, seed, n_learners, n_threads);
+      },
+      py::arg("xt"), py::arg("xty"), py::arg("col_sq"), py::arg("k"), py::arg("m"), py::arg("criterion"),
+      py::arg("tol"), py::arg("seed"), py::arg("n_learners"), py::arg("n_threads"),
+      "Ensemble of forward selections without a Gram matrix: xt is the centred data transposed (p, n).\n"
+      "Same outputs as greedy_fit_gram.");
+}

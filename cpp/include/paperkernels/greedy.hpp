@@ -1,0 +1,542 @@
+// Ensembles of greedy forward selection with per-step feature subsampling (Chen, Klusowski, Tan, Yu,
+// "Revisiting Randomization in Greedy Model Search", arXiv 2506.15643).
+//
+// One learner, on centred data: at every step draw a fresh uniform subset of m unselected features,
+// pick the best valid candidate by the criterion, append it to the active set and refit OLS on the
+// active set. The ensemble averages the learners' coefficient vectors along the whole path.
+//
+// Linear algebra in Gram/QR form. With Q R the QR factorisation of X_A (A the ordered active set),
+// column j of R holds q_s^T x_j for the selected directions s; for every feature we keep
+//   c_j = x_j^T r          (r the current residual)
+//   d_j = ||P_A^perp x_j||^2
+// and update them from the rows of R. Two schemes (see Update): eager computes each new row of R
+// for every feature, a vectorised O(p t) step streaming one row of the Gram matrix; lazy brings
+// column j of R up to date only when j is drawn as a candidate, O(t) per candidate and step
+// amortised. Either way a learner costs at most O(p k^2) after the Gram matrix. Without a Gram
+// matrix (lazy only) the entries x_a^T x_j are dot products of the data, each computed at most once
+// per learner. Coefficients follow from R^{-1}, kept up to date column by column.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "paperkernels/common/errors.hpp"
+#include "paperkernels/common/parallel.hpp"
+#include "paperkernels/common/random.hpp"
+
+// GCC on x86-64: compile the hot loops also for AVX2 and pick the version at load time. (The
+// 4-lane vector types only travel between inlined helpers, so GCC's note that passing them
+// without AVX changes the ABI does not apply.)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define PAPERKERNELS_GREEDY_MULTIVERSION __attribute__((target_clones("avx2", "default")))
+#define PAPERKERNELS_GREEDY_PSABI_OFF
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#else
+#define PAPERKERNELS_GREEDY_MULTIVERSION
+#endif
+
+namespace paperkernels::greedy {
+
+enum class Criterion : int {
+  forward_selection = 0,  // (x_j^T r)^2 / ||P_A^perp x_j||^2: the decrease in RSS
+  omp = 1,                // |x_j^T r|
+};
+
+// The centred problem, as the learners see it. Exactly one of `gram` and `xt` is used.
+struct Problem {
+  std::size_t n_features = 0;
+  std::size_t n_samples = 0;
+  const double* gram = nullptr;    // p x p row-major X_c^T X_c, or nullptr
+  const double* xt = nullptr;      // p x n row-major (feature j = row j), used when gram == nullptr
+  const double* xty = nullptr;     // X_c^T y_c, length p
+  const double* col_sq = nullptr;  // ||x_j||^2 (the Gram diagonal), length p
+};
+
+struct Settings {
+  std::size_t k = 1;  // steps
+  std::size_t m = 1;  // candidates per step (m >= p: no subsampling)
+  Criterion criterion = Criterion::forward_selection;
+  double tol = 1e-10;  // a candidate is degenerate when d_j <= tol * ||x_j||^2
+};
+
+// Relative difference below which two criterion values count as a tie (see Learner::best_of).
+inline constexpr double kTieTolerance = 1e-9;
+
+inline std::size_t packed_size(std::size_t k) { return k * (k + 1) / 2; }
+inline std::size_t packed_offset(std::size_t step) { return step * (step + 1) / 2; }
+
+// Dot product of short vectors (columns of R, length < k): four interleaved partial sums
+// combined in a fixed order, so the result is deterministic for a given build.
+inline double dot(const double* a, const double* b, std::size_t n) noexcept {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; ++i) s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+// Dot product of long vectors (rows of the data, length n): eight partial sums held in two 4-lane
+// vectors and combined in a fixed order. The lane structure is part of the definition, so the
+// AVX2 clone and the SSE2 baseline return the same bits.
+PAPERKERNELS_GREEDY_MULTIVERSION
+inline double dot_long(const double* a, const double* b, std::size_t n) noexcept {
+  using v4 = double __attribute__((vector_size(32)));
+  auto load = [](const double* x) {
+    v4 v;
+    std::memcpy(&v, x, sizeof v);
+    return v;
+  };
+  v4 s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    s0 += load(a + i) * load(b + i);
+    s1 += load(a + i + 4) * load(b + i + 4);
+  }
+  double tail = 0.0;
+  for (; i < n; ++i) tail += a[i] * b[i];
+  const v4 s = s0 + s1;
+  return ((s[0] + s[1]) + (s[2] + s[3])) + tail;
+}
+
+// Four dot products <rows[r], x> at once (x read once), each with exactly the arithmetic of
+// dot_long, so an entry does not depend on whether it was computed in a group.
+PAPERKERNELS_GREEDY_MULTIVERSION
+inline void dot_long4(const double* const rows[4], const double* x, std::size_t n, double out[4]) noexcept {
+  using v4 = double __attribute__((vector_size(32)));
+  auto load = [](const double* p) {
+    v4 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  const v4 zero = {0.0, 0.0, 0.0, 0.0};
+  v4 a0 = zero, a1 = zero, b0 = zero, b1 = zero, c0 = zero, c1 = zero, d0 = zero, d1 = zero;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v4 x0 = load(x + i), x1 = load(x + i + 4);
+    a0 += load(rows[0] + i) * x0;
+    a1 += load(rows[0] + i + 4) * x1;
+    b0 += load(rows[1] + i) * x0;
+    b1 += load(rows[1] + i + 4) * x1;
+    c0 += load(rows[2] + i) * x0;
+    c1 += load(rows[2] + i + 4) * x1;
+    d0 += load(rows[3] + i) * x0;
+    d1 += load(rows[3] + i + 4) * x1;
+  }
+  const v4 sums[4] = {a0 + a1, b0 + b1, c0 + c1, d0 + d1};
+  for (int r = 0; r < 4; ++r) {
+    double tail = 0.0;
+    for (std::size_t j = i; j < n; ++j) tail += rows[r][j] * x[j];
+    out[r] = ((sums[r][0] + sums[r][1]) + (sums[r][2] + sums[r][3])) + tail;
+  }
+}
+
+// Where one learner writes its result: the active set in order of entry (-1 after an early stop),
+// the coefficients of the model after each step packed by step (step t holds t + 1 values, in the
+// order of the active set), and the decrease in the residual sum of squares at each step.
+struct LearnerOutput {
+  std::int64_t* active;
+  double* coef;
+  double* gain;
+};
+
+// The eager row update (the hot loop of dense fits): with rows = R (row-major, p columns),
+//   row_t = (g - sum_{u<t} coefs[u] rows[u]) * inv,   c -= z row_t,   d -= row_t^2.
+// Blocks of 16 features keep their partial sums in registers while the t earlier rows stream past.
+// Only element-wise IEEE operations (no contraction, no reassociation), so the AVX2 clone that
+// x86-64 machines select at load time returns bit-identical results to the baseline SSE2 code.
+PAPERKERNELS_GREEDY_MULTIVERSION
+inline void eager_update(const double* g, double* rows, const double* coefs, std::size_t t, std::size_t p,
+                         double inv, double z, double* c, double* d) noexcept {
+  using v4 = double __attribute__((vector_size(32)));
+  auto load = [](const double* x) {
+    v4 v;
+    std::memcpy(&v, x, sizeof v);
+    return v;
+  };
+  auto store = [](double* x, v4 v) { std::memcpy(x, &v, sizeof v); };
+  double* row = rows + t * p;
+  const v4 vinv = {inv, inv, inv, inv}, vz = {z, z, z, z};
+  std::size_t lo = 0;
+  for (; lo + 16 <= p; lo += 16) {
+    v4 a0 = load(g + lo), a1 = load(g + lo + 4), a2 = load(g + lo + 8), a3 = load(g + lo + 12);
+    for (std::size_t u = 0; u < t; ++u) {
+      const v4 coef = {coefs[u], coefs[u], coefs[u], coefs[u]};
+      const double* previous = rows + u * p + lo;
+      a0 -= coef * load(previous);
+      a1 -= coef * load(previous + 4);
+      a2 -= coef * load(previous + 8);
+      a3 -= coef * load(previous + 12);
+    }
+    const v4 acc[4] = {a0 * vinv, a1 * vinv, a2 * vinv, a3 * vinv};
+    for (std::size_t l = 0; l < 4; ++l) {
+      const std::size_t at = lo + 4 * l;
+      store(row + at, acc[l]);
+      store(c + at, load(c + at) - vz * acc[l]);
+      store(d + at, load(d + at) - acc[l] * acc[l]);
+    }
+  }
+  for (; lo < p; ++lo) {
+    double acc = g[lo];
+    for (std::size_t u = 0; u < t; ++u) acc -= coefs[u] * rows[u * p + lo];
+    const double r = acc * inv;
+    row[lo] = r;
+    c[lo] -= z * r;
+    d[lo] -= r * r;
+  }
+}
+
+// How a learner keeps c_j, d_j and R up to date.
+//  - eager (Gram only): after each step the new row of R is computed for every feature, a
+//    vectorised O(p t) update streaming row a_t of G. Best when most features are candidates.
+//  - lazy: column j of R is brought up to date only when j is drawn, O(t) per candidate and step
+//    amortised; the Gram entries come from G or, without G, from dot products of the data.
+enum class Update { eager, lazy };
+
+// Reusable per-thread state of one learner; run() resets what it uses.
+class Learner {
+ public:
+  Learner(const Problem& problem, const Settings& settings, Update update)
+      : pb_(problem),
+        st_(settings),
+        p_(problem.n_features),
+        k_(settings.k),
+        update_(problem.gram ? update : Update::lazy),
+        pool_(p_),
+        filled_(p_),
+        c_(p_),
+        d_(p_),
+        r_(new double[p_ * k_]),
+        active_(k_),
+        diag_(k_),
+        inv_diag_(k_),
+        z_(k_),
+        scratch_(k_),
+        crit_(p_),
+        rinv_(k_ * k_),
+        coef_(k_) {}
+
+  // Runs the learner with its random stream and writes its path. Returns the number of steps taken.
+  std::size_t run(Xoshiro256& rng, const LearnerOutput& out) {
+    std::iota(pool_.begin(), pool_.end(), 0u);
+    std::fill(filled_.begin(), filled_.end(), 0u);
+    std::copy(pb_.xty, pb_.xty + p_, c_.begin());
+    std::copy(pb_.col_sq, pb_.col_sq + p_, d_.begin());
+
+    std::size_t steps = 0;
+    for (std::size_t t = 0; t < k_; ++t) {
+      const std::size_t chosen_position = choose(rng, t);
+      if (chosen_position == kNone) break;
+      const std::uint32_t j = pool_[chosen_position];
+      pool_[chosen_position] = pool_[p_ - t - 1];  // swap-remove from the unselected pool
+
+      active_[t] = j;
+      diag_[t] = std::sqrt(d_[j]);
+      inv_diag_[t] = 1.0 / diag_[t];
+      z_[t] = c_[j] / diag_[t];
+      out.active[t] = j;
+      out.gain[t] = z_[t] * z_[t];
+      update_coefficients(t, out.coef + packed_offset(t));
+      if (t + 1 < k_ && update_ == Update::eager) eager_row(t);
+      steps = t + 1;
+    }
+    // An early stop carries the last model forward.
+    for (std::size_t t = steps; t < k_; ++t) {
+      out.active[t] = -1;
+      out.gain[t] = 0.0;
+      double* row = out.coef + packed_offset(t);
+      for (std::size_t s = 0; s <= t; ++s) row[s] = (s < steps) ? out.coef[packed_offset(steps - 1) + s] : 0.0;
+    }
+    return steps;
+  }
+
+ private:
+  static constexpr std::size_t kNone = ~std::size_t{0};
+
+  // R entry (row s, column j): eager keeps R row-major (rows contiguous over features), lazy
+  // column-major (each feature's column contiguous).
+  double r_at(std::size_t s, std::size_t j) const noexcept {
+    return update_ == Update::eager ? r_[s * p_ + j] : r_[j * k_ + s];
+  }
+
+  // Eager: row t of R for every feature, then c -= z_t R_t and d -= R_t^2.
+  void eager_row(std::size_t t) noexcept {
+    const std::size_t a = active_[t];
+    double* coefs = scratch_.data();  // R[u, a_t] for u < t
+    for (std::size_t u = 0; u < t; ++u) coefs[u] = r_[u * p_ + a];
+    eager_update(pb_.gram + a * p_, r_.get(), coefs, t, p_, inv_diag_[t], z_[t], c_.data(), d_.data());
+  }
+
+  // Lazy: brings columns cand[0..count) of R, and their c_j and d_j, up to date with the first t
+  // selected directions (forward substitution with the Cholesky factor of G_AA). With a Gram
+  // matrix the loop runs row by row across the candidates, so that their dependency chains
+  // overlap; without one, candidate by candidate, so that each data row x_j is read once for all
+  // the Gram entries x_{a_s}^T x_j it needs.
+  void fill_batch(const std::uint32_t* cand, std::size_t count, std::size_t t) noexcept {
+    if (!pb_.gram) {
+      for (std::size_t i = 0; i < count; ++i) fill_from_data(cand[i], t);
+      return;
+    }
+    std::size_t first_row = t;
+    for (std::size_t i = 0; i < count; ++i) first_row = std::min<std::size_t>(first_row, filled_[cand[i]]);
+    for (std::size_t s = first_row; s < t; ++s) {
+      const double* lower = r_.get() + static_cast<std::size_t>(active_[s]) * k_;  // row s of L
+      const double* gram_row = pb_.gram + static_cast<std::size_t>(active_[s]) * p_;
+      const double inv = inv_diag_[s], zs = z_[s];
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t j = cand[i];
+        if (filled_[j] > s) continue;
+        double* col = r_.get() + static_cast<std::size_t>(j) * k_;
+        const double r = (gram_row[j] - dot(lower, col, s)) * inv;
+        col[s] = r;
+        c_[j] -= zs * r;
+        d_[j] -= r * r;
+      }
+    }
+    for (std::size_t i = 0; i < count; ++i) filled_[cand[i]] = static_cast<std::uint32_t>(t);
+  }
+
+  void fill_from_data(std::uint32_t j, std::size_t t) noexcept {
+    const std::size_t n = pb_.n_samples;
+    const double* xj = pb_.xt + static_cast<std::size_t>(j) * n;
+    double* col = r_.get() + static_cast<std::size_t>(j) * k_;
+    std::size_t s = filled_[j];
+    for (; s + 4 <= t; s += 4) {  // the Gram entries first, into the slots they will occupy
+      const double* rows[4];
+      for (int r = 0; r < 4; ++r) rows[r] = pb_.xt + static_cast<std::size_t>(active_[s + r]) * n;
+      dot_long4(rows, xj, n, col + s);
+    }
+    for (; s < t; ++s) col[s] = dot_long(pb_.xt + static_cast<std::size_t>(active_[s]) * n, xj, n);
+    for (s = filled_[j]; s < t; ++s) {
+      const double* lower = r_.get() + static_cast<std::size_t>(active_[s]) * k_;
+      const double r = (col[s] - dot(lower, col, s)) * inv_diag_[s];
+      col[s] = r;
+      c_[j] -= z_[s] * r;
+      d_[j] -= r * r;
+    }
+    filled_[j] = static_cast<std::uint32_t>(t);
+  }
+
+  void bring_up_to_date(const std::uint32_t* cand, std::size_t count, std::size_t t) noexcept {
+    if (update_ == Update::lazy) fill_batch(cand, count, t);
+  }
+
+  // Best valid candidate among pool positions [begin, end), or kNone: the lowest feature index
+  // among the valid candidates whose criterion is within a relative kTieTolerance of the largest
+  // one. (Criteria equal in exact arithmetic, from duplicated or collinear columns, differ by
+  // rounding; this makes them ties.) Two passes, so the criteria are computed independently.
+  std::size_t best_of(std::size_t begin, std::size_t end) noexcept {
+    const bool omp = st_.criterion == Criterion::omp;
+    const std::size_t count = end - begin;
+    const std::uint32_t* cand = pool_.data() + begin;
+    double* crit = crit_.data();
+    double top = -1.0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t j = cand[i];
+      const double dj = d_[j], cj = c_[j];
+      const bool valid = dj > st_.tol * pb_.col_sq[j];  // else (nearly) in the active span
+      crit[i] = valid ? (omp ? std::fabs(cj) : cj * cj / dj) : -1.0;
+      top = crit[i] > top ? crit[i] : top;
+    }
+    if (top < 0.0) return kNone;
+    const double threshold = top * (1.0 - kTieTolerance);
+    std::size_t best = kNone;
+    std::uint32_t best_feature = ~std::uint32_t{0};
+    for (std::size_t i = 0; i < count; ++i) {
+      if (crit[i] >= threshold && cand[i] < best_feature) {
+        best = begin + i;
+        best_feature = cand[i];
+      }
+    }
+    return best;
+  }
+
+  // Step t: draws min(m, q) candidates by a partial Fisher-Yates shuffle of the pool of the q
+  // unselected features (they end up at pool positions 0..mu-1); if none is valid, keeps drawing
+  // one at a time until a valid one appears. Returns the chosen pool position, or kNone.
+  std::size_t choose(Xoshiro256& rng, std::size_t t) {
+    const std::size_t q = p_ - t;
+    const std::size_t mu = std::min(st_.m, q);
+    for (std::size_t i = 0; i < mu; ++i) std::swap(pool_[i], pool_[i + static_cast<std::size_t>(rng.below(q - i))]);
+    bring_up_to_date(pool_.data(), mu, t);
+    std::size_t best = best_of(0, mu);
+    for (std::size_t i = mu; best == kNone && i < q; ++i) {
+      std::swap(pool_[i], pool_[i + static_cast<std::size_t>(rng.below(q - i))]);
+      bring_up_to_date(pool_.data() + i, 1, t);
+      best = best_of(i, i + 1);
+    }
+    return best;
+  }
+
+  // Coefficients after step t, from those after step t - 1: the new direction adds z_t q_t to the
+  // fit and q_t = X_A (R_AA^{-1})[:, t], so beta += z_t (R_AA^{-1})[:, t]. The new column of the
+  // inverse is -R_old^{-1} R[0..t, a_t] / R_tt above the diagonal and 1 / R_tt on it: O(t^2)
+  // independent multiply-adds per step, without the serial divisions of a back-substitution.
+  void update_coefficients(std::size_t t, double* out) noexcept {
+    double* column = rinv_.data() + t * k_;  // rinv_ is column-major: (R^-1)[u, v] at v * k + u
+    for (std::size_t u = 0; u < t; ++u) scratch_[u] = r_at(u, active_[t]);
+    std::fill(column, column + t, 0.0);
+    for (std::size_t v = 0; v < t; ++v) {
+      const double weight = scratch_[v];
+      const double* previous = rinv_.data() + v * k_;
+      for (std::size_t u = 0; u <= v; ++u) column[u] += previous[u] * weight;
+    }
+    const double inv = inv_diag_[t];
+    for (std::size_t u = 0; u < t; ++u) column[u] *= -inv;
+    column[t] = inv;
+    coef_[t] = 0.0;
+    for (std::size_t u = 0; u <= t; ++u) coef_[u] += z_[t] * column[u];
+    std::copy(coef_.begin(), coef_.begin() + t + 1, out);
+  }
+
+  const Problem& pb_;
+  const Settings& st_;
+  std::size_t p_, k_;
+  Update update_;
+  std::vector<std::uint32_t> pool_;    // unselected features first; candidates at the front
+  std::vector<std::uint32_t> filled_;  // lazy: rows of R already computed for each column
+  std::vector<double> c_, d_;
+  std::unique_ptr<double[]> r_;  // R, p x k: row-major when eager, column-major when lazy
+  std::vector<std::uint32_t> active_;
+  std::vector<double> diag_, inv_diag_, z_;
+  std::vector<double> scratch_;
+  std::vector<double> crit_;  // criteria of the current candidates
+  std::vector<double> rinv_;  // R_AA^{-1}, upper triangular, column-major k x k
+  std::vector<double> coef_;  // current coefficients, in the order of the active set
+};
+
+// Learner workspaces shared by the tasks of one parallel_for: at most one per running thread.
+class LearnerPool {
+ public:
+  LearnerPool(const Problem& problem, const Settings& settings, Update update)
+      : problem_(problem), settings_(settings), update_(update) {}
+
+  std::unique_ptr<Learner> acquire() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        auto learner = std::move(free_.back());
+        free_.pop_back();
+        return learner;
+      }
+    }
+    return std::make_unique<Learner>(problem_, settings_, update_);
+  }
+
+  void release(std::unique_ptr<Learner> learner) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(std::move(learner));
+  }
+
+ private:
+  const Problem& problem_;
+  const Settings& settings_;
+  Update update_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Learner>> free_;
+};
+
+// Outputs of an ensemble fit, all preallocated by the caller:
+//   active  n_learners x k      coef  n_learners x packed_size(k)     gain  n_learners x k
+//   path    (k + 1) x p         the averaged coefficient path (row 0 is the empty model)
+struct EnsembleOutput {
+  std::int64_t* active;
+  double* coef;
+  double* gain;
+  double* path;
+};
+
+inline void check_problem(const Problem& pb, const Settings& st) {
+  require(pb.n_features >= 1, "X: expected at least one feature");
+  require(pb.gram != nullptr || (pb.xt != nullptr && pb.n_samples >= 1),
+          "X: expected either the Gram matrix or the data");
+  require(st.k >= 1 && st.k <= pb.n_features,
+          "k: expected an integer in [1, n_features = " + std::to_string(pb.n_features) + "], got " +
+              std::to_string(st.k));
+  require(st.m >= 1, "m: expected at least one candidate per step");
+  require(st.tol >= 0.0 && st.tol < 1.0, "tol: expected a number in [0, 1)");
+  for (std::size_t j = 0; j < pb.n_features; ++j)
+    require(pb.col_sq[j] > 0.0, "X: column " + std::to_string(j) + " is constant; remove it");
+}
+
+// Eager updates cost O(p t) per step whatever m is; lazy ones O(t) per drawn candidate that is not
+// yet up to date. When the candidates of all steps together outnumber the features, most columns
+// get filled anyway and the vectorised eager update wins.
+inline Update choose_update(const Problem& pb, const Settings& st) {
+  if (!pb.gram) return Update::lazy;
+  return st.m * st.k > pb.n_features ? Update::eager : Update::lazy;
+}
+
+// Fits n_learners learners (learner b uses stream (seed, b)) and averages their paths in learner
+// order. The result does not depend on n_threads. With m >= p every learner is the same
+// deterministic forward selection, computed once.
+inline void fit_ensemble(const Problem& pb, const Settings& st, std::uint64_t seed, std::size_t n_learners,
+                         unsigned n_threads, const Poll& poll, const EnsembleOutput& out) {
+  check_problem(pb, st);
+  require(n_learners >= 1, "n_estimators: expected at least one learner");
+  const std::size_t k = st.k, p = pb.n_features, packed = packed_size(k);
+  const bool deterministic = st.m >= p;
+  const std::size_t n_runs = deterministic ? 1 : n_learners;
+
+  LearnerPool workspaces(pb, st, choose_update(pb, st));
+  parallel_for(
+      n_runs, n_threads,
+      [&](std::size_t b, const StopToken&) {
+        auto learner = workspaces.acquire();
+        Xoshiro256 rng(seed, b);
+        learner->run(rng, LearnerOutput{out.active + b * k, out.coef + b * packed, out.gain + b * k});
+        workspaces.release(std::move(learner));
+      },
+      poll);
+
+  if (deterministic) {
+    for (std::size_t b = 1; b < n_learners; ++b) {
+      std::copy(out.active, out.active + k, out.active + b * k);
+      std::copy(out.coef, out.coef + packed, out.coef + b * packed);
+      std::copy(out.gain, out.gain + k, out.gain + b * k);
+    }
+  }
+
+  // Ordered reduction: row t of the path sums the learners in index order, then divides by B.
+  std::fill(out.path, out.path + (k + 1) * p, 0.0);
+  const double scale = 1.0 / static_cast<double>(n_learners);
+  parallel_for(
+      k, n_threads,
+      [&](std::size_t t, const StopToken&) {
+        double* row = out.path + (t + 1) * p;
+        if (deterministic) {
+          const double* coef = out.coef + packed_offset(t);
+          for (std::size_t s = 0; s <= t; ++s)
+            if (out.active[s] >= 0) row[out.active[s]] = coef[s];
+          return;
+        }
+        for (std::size_t b = 0; b < n_learners; ++b) {
+          const std::int64_t* active = out.active + b * k;
+          const double* coef = out.coef + b * packed + packed_offset(t);
+          for (std::size_t s = 0; s <= t; ++s)
+            if (active[s] >= 0) row[active[s]] += coef[s];
+        }
+        for (std::size_t j = 0; j < p; ++j) row[j] *= scale;
+      },
+      poll);
+}
+
+}  // namespace paperkernels::greedy
+
+#ifdef PAPERKERNELS_GREEDY_PSABI_OFF
+#pragma GCC diagnostic pop
+#undef PAPERKERNELS_GREEDY_PSABI_OFF
+#endif

@@ -1,0 +1,162 @@
+"""The centred design handed to the C++ core, built once and refitted for any response.
+
+Both the estimator and the Monte Carlo helpers go through :class:`CentredDesign`: the centring,
+the Gram matrix (a BLAS call) and the data layout are computed once per design matrix, and each
+``fit`` only computes ``X^T y`` before calling the C++ ensemble.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from .. import _core
+
+CRITERIA = {"fs": 0, "omp": 1}
+
+# Gram matrices above this many features are never built by precompute="auto" (8 p^2 bytes).
+MAX_AUTO_GRAM_FEATURES = 8192
+
+
+@dataclass
+class EnsemblePath:
+    """Raw result of one ensemble fit on a centred design."""
+
+    coef_path: np.ndarray  # (k + 1, p)
+    intercept_path: np.ndarray  # (k + 1,)
+    active: np.ndarray  # (B, k), -1 after a learner's early stop
+    gains: np.ndarray  # (B, k): decrease of the learner's RSS at each step
+    learner_coef: np.ndarray  # (B, k (k + 1) / 2): packed per-learner coefficients by step
+
+
+def resolve_m(m, n_features: int) -> int:
+    """Candidates per step: an int count, a float fraction of p, "sqrt", or None (all features)."""
+    import numbers
+
+    if m is None:
+        return n_features
+    if isinstance(m, str):
+        if m == "sqrt":
+            return max(1, int(np.sqrt(n_features)))
+        raise ValueError(f"m: expected an int in [1, n_features], a float in (0, 1], 'sqrt' or None, got {m!r}")
+    if isinstance(m, (bool, np.bool_)):
+        raise TypeError(f"m: expected an int, a float, 'sqrt' or None, got {m!r}")
+    if isinstance(m, numbers.Integral):
+        if not 1 <= int(m) <= n_features:
+            raise ValueError(f"m: expected an integer in [1, n_features = {n_features}], got {int(m)}")
+        return int(m)
+    if isinstance(m, numbers.Real):
+        if not (0.0 < float(m) <= 1.0):
+            raise ValueError(f"m: expected a fraction of the features in (0, 1], got {float(m)!r}")
+        return max(1, int(float(m) * n_features))
+    raise TypeError(f"m: expected an int, a float, 'sqrt' or None, got {type(m).__name__} {m!r}")
+
+
+def use_gram(precompute, n_samples: int, n_features: int, k: int, m: int, n_learners: int) -> bool:
+    """Whether to build the Gram matrix: cheaper when the learners together touch it often enough.
+
+    The Gram costs ~ n p^2 / 2 multiply-adds once; without it each learner computes the Gram
+    entries it needs as dot products, ~ n * min(m k, p) * k / 2 of them per learner (a single
+    learner when m = p, since all learners are then the same).
+    """
+    if precompute is True or precompute is False:
+        return precompute
+    if n_features > MAX_AUTO_GRAM_FEATURES:
+        return False
+    runs = 1 if m >= n_features else n_learners
+    direct = runs * min(m * k, n_features) * k / 2.0
+    return n_features * n_features / 2.0 <= direct
+
+
+class CentredDesign:
+    """X centred (or not), in the layout the C++ core wants, ready to be fitted to any y."""
+
+    def __init__(self, X: np.ndarray, *, fit_intercept: bool, gram: bool) -> None:
+        X = np.asarray(X, dtype=np.float64)
+        self.n_samples, self.n_features = X.shape
+        self.fit_intercept = fit_intercept
+        self.x_mean = X.mean(axis=0) if fit_intercept else np.zeros(self.n_features)
+        self.gram: Optional[np.ndarray] = None
+        self.xt: Optional[np.ndarray] = None
+        with np.errstate(over="ignore", invalid="ignore"):
+            if gram:
+                centred = X - self.x_mean if fit_intercept else X
+                self._centred = centred
+                self.gram = np.ascontiguousarray(centred.T @ centred)
+                self.col_sq = np.ascontiguousarray(np.diagonal(self.gram))
+            else:
+                xt = np.array(X.T, dtype=np.float64, order="C")
+                if fit_intercept:
+                    xt -= self.x_mean[:, None]
+                self.xt = xt
+                self.col_sq = np.einsum("ij,ij->i", xt, xt)
+        # |x_i^T x_j| <= ||x_i|| ||x_j||: finite squared norms keep the whole Gram matrix finite.
+        if not (np.all(np.isfinite(self.x_mean)) and np.all(np.isfinite(self.col_sq))):
+            raise ValueError("X: values too large, sums of squares overflow float64; rescale X")
+
+    def check_columns(self, X: np.ndarray) -> None:
+        """Reject constant columns (all-zero ones without an intercept) with the column indices.
+
+        A constant column c centres to n equal values c - mean(c), each below (n + 8) ulps of the
+        mean (a generous bound on the rounding of the mean), so only columns whose centred sum of
+        squares is that small are examined in the data.
+        """
+        if self.fit_intercept:
+            ulps = (self.n_samples + 8) * np.finfo(np.float64).eps
+            with np.errstate(over="ignore"):
+                tiny = self.n_samples * (ulps * np.abs(self.x_mean)) ** 2
+            suspects = np.flatnonzero(self.col_sq <= tiny)
+            bad = suspects[np.ptp(X[:, suspects], axis=0) == 0] if suspects.size else suspects
+            what = "constant (zero variance)"
+        else:
+            suspects = np.flatnonzero(self.col_sq == 0)
+            bad = suspects[~np.any(X[:, suspects] != 0, axis=0)] if suspects.size else suspects
+            what = "all zero"
+        if bad.size:
+            shown = ", ".join(map(str, bad[:10])) + (", ..." if bad.size > 10 else "")
+            raise ValueError(f"X: column(s) {shown} are {what}; remove them before fitting")
+
+    def xty(self, y_centred: np.ndarray) -> np.ndarray:
+        if self.gram is not None:
+            return np.ascontiguousarray(self._centred.T @ y_centred)
+        return self.xt @ y_centred
+
+    def fit(self, y: np.ndarray, *, k: int, m: int, n_learners: int, criterion: str, tol: float, seed: int,
+            n_threads: int) -> EnsemblePath:
+        y = np.asarray(y, dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            y_mean = float(y.mean()) if self.fit_intercept else 0.0
+            y_centred = y - y_mean
+            xty = self.xty(y_centred)
+            y_sq = float(y_centred @ y_centred)
+        if not (np.isfinite(y_sq) and np.all(np.isfinite(xty))):
+            raise ValueError("y: values too large, sums of squares overflow float64; rescale y")
+        code = CRITERIA[criterion]
+        if self.gram is not None:
+            path, active, coef, gains = _core.greedy_fit_gram(self.gram, xty, k, m, code, tol, seed, n_learners,
+                                                                 n_threads)
+        else:
+            path, active, coef, gains = _core.greedy_fit_columns(self.xt, xty, self.col_sq, k, m, code, tol, seed,
+                                                                    n_learners, n_threads)
+        intercept_path = y_mean - path @ self.x_mean if self.fit_intercept else np.zeros(k + 1)
+        return EnsemblePath(path, intercept_path, active, gains, coef)
+
+
+def selection_frequencies(active: np.ndarray, n_features: int) -> np.ndarray:
+    """(k, p): fraction of learners whose first t + 1 steps selected feature j (row t)."""
+    n_learners, k = active.shape
+    steps = np.broadcast_to(np.arange(k), active.shape)
+    chosen = active >= 0
+    flat = steps[chosen] * n_features + active[chosen]
+    counts = np.bincount(flat, minlength=k * n_features).reshape(k, n_features)
+    return np.cumsum(counts, axis=0) / n_learners
+
+
+def importances(active: np.ndarray, gains: np.ndarray, n_features: int) -> np.ndarray:
+    """Share of the learners' total decrease in training RSS credited to each feature at entry."""
+    chosen = active >= 0
+    total = np.bincount(active[chosen], weights=gains[chosen], minlength=n_features)
+    s = total.sum()
+    return total / s if s > 0 else total

@@ -1,0 +1,205 @@
+"""EnsembleForwardSelection: a scikit-learn regressor averaging randomized forward selections."""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+import numpy as np
+
+from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
+from ._design import CentredDesign, importances, resolve_m, selection_frequencies, use_gram
+from ._sklearn_compat import BaseEstimator, RegressorMixin, check_is_fitted, seed_from_random_state, validate
+
+
+class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
+    """Ensemble of greedy forward selections with per-step feature subsampling.
+
+    Each of ``n_estimators`` learners runs ``k`` steps of forward selection on centred data. At every
+    step it draws a fresh uniform subset of ``m`` of the features it has not selected yet, adds the
+    best candidate by ``criterion`` to its active set and refits ordinary least squares on the
+    active set. The ensemble averages the learners' coefficient vectors, which gives the whole path
+    of models with 0..k steps at once (Chen, Klusowski, Tan and Yu, "Revisiting Randomization in
+    Greedy Model Search", arXiv 2506.15643).
+
+    Parameters
+    ----------
+    k : int, default=10
+        Number of selection steps (the size of each learner's model); at most ``n_features``.
+    m : int, float, "sqrt" or None, default=0.33
+        Candidates drawn per step: an int count in ``[1, n_features]``, a float fraction of the
+        features in ``(0, 1]`` (``max(1, int(m * n_features))``), ``"sqrt"``
+        (``max(1, int(sqrt(n_features)))``) or None for all features. When fewer than ``m``
+        features are left unselected, all of them are candidates. ``m = n_features`` is plain
+        (deterministic) forward selection.
+    n_estimators : int, default=500
+        Number of learners B.
+    criterion : {"fs", "omp"}, default="fs"
+        ``"fs"`` (forward selection) picks the candidate with the largest decrease of the residual
+        sum of squares, ``(x_j^T r)^2 / ||P_A^perp x_j||^2``; ``"omp"`` (orthogonal matching
+        pursuit) the largest ``|x_j^T r|``.
+    fit_intercept : bool, default=True
+        Centre X and y before the search (columns are never scaled) and fit an intercept.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+        Learner ``b`` draws its subsets from stream ``(seed, b)`` of the library's xoshiro256**
+        generator, so the fit is bit-identical for any ``n_jobs``.
+    n_jobs : int or None, default=None
+        Threads for the learners: None or -1 for all cores, -2 for all but one. (The Gram matrix is
+        one BLAS call, which uses BLAS's own thread pool; limit it with threadpoolctl if needed.)
+    precompute : {"auto", True, False}, default="auto"
+        Whether to build the Gram matrix ``X_c^T X_c`` once (a BLAS call, ``8 p^2`` bytes) or to let
+        each learner compute the Gram entries it needs from the data. ``"auto"`` compares the two
+        costs and never builds Gram matrices of more than 8192 features.
+    tol : float, default=1e-10
+        Degenerate-candidate threshold: a candidate with ``||P_A^perp x_j||^2 <= tol ||x_j||^2``
+        (in the span of the active set, numerically) is invalid. If every drawn candidate is
+        invalid, the learner keeps drawing unselected features one at a time until a valid one
+        appears (the random-forest convention); if none is left it stops and carries its last
+        model forward. Ties in the criterion go to the lowest feature index.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        Ensemble coefficients after ``k`` steps (``coef_path_[k]``).
+    intercept_ : float
+        ``mean(y) - mean(X, axis=0) @ coef_`` (0 without an intercept).
+    coef_path_ : ndarray of shape (k + 1, n_features)
+        Ensemble coefficients after 0, 1, ..., k steps.
+    intercept_path_ : ndarray of shape (k + 1,)
+        The matching intercepts.
+    selection_frequencies_ : ndarray of shape (k, n_features)
+        Row ``t - 1``: fraction of the learners that selected feature ``j`` within ``t`` steps.
+    feature_importances_ : ndarray of shape (n_features,)
+        Share of the learners' total decrease in training RSS credited to each feature at the step
+        it entered (sums to 1 unless y is constant).
+    active_sets_ : ndarray of shape (n_estimators, k)
+        Each learner's selected features in order of entry; -1 after an early stop.
+    m_ : int
+        The resolved number of candidates per step.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features,)
+        Only when X had string column names (e.g. a pandas DataFrame).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.greedy import EnsembleForwardSelection
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 30))
+    >>> y = X[:, :3] @ [3.0, 2.0, 1.0] + rng.standard_normal(200)
+    >>> model = EnsembleForwardSelection(k=5, m=10, n_estimators=200, random_state=0).fit(X, y)
+    >>> model.coef_path_.shape
+    (6, 30)
+    """
+
+    def __init__(
+        self,
+        k: int = 10,
+        m: Union[int, float, str, None] = 0.33,
+        n_estimators: int = 500,
+        criterion: str = "fs",
+        fit_intercept: bool = True,
+        random_state=None,
+        n_jobs: Optional[int] = None,
+        precompute: Union[str, bool] = "auto",
+        tol: float = 1e-10,
+    ) -> None:
+        self.k = k
+        self.m = m
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.precompute = precompute
+        self.tol = tol
+
+    # -- parameters ------------------------------------------------------------------------------
+
+    def _checked_params(self, n_samples: int, n_features: int) -> dict:
+        if n_samples < 2:
+            raise ValueError(f"X: expected at least 2 samples, got n_samples = {n_samples}")
+        k = as_int(self.k, "k", low=1)
+        if k > n_features:
+            raise ValueError(f"k: expected at most n_features = {n_features} steps, got k = {k}")
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
+            raise TypeError(f"fit_intercept: expected a bool, got {self.fit_intercept!r}")
+        precompute = self.precompute
+        if not (precompute is True or precompute is False or precompute == "auto"):
+            raise ValueError(f"precompute: expected 'auto', True or False, got {precompute!r}")
+        return dict(
+            k=k,
+            m=resolve_m(self.m, n_features),
+            n_learners=as_int(self.n_estimators, "n_estimators", low=1),
+            criterion=as_choice(self.criterion, "criterion", ("fs", "omp")),
+            tol=as_float(self.tol, "tol", low=0.0, high=1.0, high_open=True),
+            n_threads=as_n_threads(self.n_jobs, "n_jobs"),
+            precompute=precompute,
+        )
+
+    def _design(self, X: np.ndarray, params: dict) -> CentredDesign:
+        gram = use_gram(params["precompute"], X.shape[0], X.shape[1], params["k"], params["m"], params["n_learners"])
+        return CentredDesign(X, fit_intercept=bool(self.fit_intercept), gram=gram)
+
+    # -- fitting and prediction ------------------------------------------------------------------
+
+    def fit(self, X, y):
+        """Fit the ensemble on X of shape (n_samples, n_features) and y of shape (n_samples,)."""
+        X, y = validate(self, X, y, reset=True)
+        params = self._checked_params(*X.shape)
+        seed = seed_from_random_state(self.random_state)
+        design = self._design(X, params)
+        design.check_columns(X)
+        result = design.fit(
+            y, k=params["k"], m=params["m"], n_learners=params["n_learners"], criterion=params["criterion"],
+            tol=params["tol"], seed=seed, n_threads=params["n_threads"],
+        )
+        self.m_ = params["m"]
+        self.coef_path_ = result.coef_path
+        self.intercept_path_ = result.intercept_path
+        self.coef_ = result.coef_path[-1].copy()
+        self.intercept_ = float(result.intercept_path[-1])
+        self.active_sets_ = result.active
+        self.selection_frequencies_ = selection_frequencies(result.active, X.shape[1])
+        self.feature_importances_ = importances(result.active, result.gains, X.shape[1])
+        return self
+
+    def _step(self, k) -> int:
+        n_steps = self.coef_path_.shape[0] - 1
+        if k is None:
+            return n_steps
+        return as_int(k, "k", low=0, high=n_steps)
+
+    def predict(self, X, k: Optional[int] = None) -> np.ndarray:
+        """Predictions of the ensemble after ``k`` steps (default: all ``k`` steps of the fit).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        k : int in [0, k of the fit], optional
+            A point on the path: ``k = 0`` predicts the training mean.
+        """
+        check_is_fitted(self)
+        X, _ = validate(self, X, reset=False)
+        step = self._step(k)
+        return X @ self.coef_path_[step] + self.intercept_path_[step]
+
+    def predict_path(self, X) -> np.ndarray:
+        """Predictions after 0, 1, ..., k steps: an array of shape (n_samples, k + 1)."""
+        check_is_fitted(self)
+        X, _ = validate(self, X, reset=False)
+        return X @ self.coef_path_.T + self.intercept_path_
+
+    def mse_path(self, X, y) -> np.ndarray:
+        """Mean squared error of the predictions after 0, 1, ..., k steps: shape (k + 1,).
+
+        On the training data this is the training error along the path.
+        """
+        predictions = self.predict_path(X)
+        y = as_array(y, "y").ravel()
+        if len(y) != predictions.shape[0]:
+            raise ValueError(
+                f"Found input variables with inconsistent numbers of samples: X has {predictions.shape[0]}, "
+                f"y has {len(y)}"
+            )
+        return np.mean((y[:, None] - predictions) ** 2, axis=0)
+

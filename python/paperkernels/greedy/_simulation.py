@@ -1,0 +1,245 @@
+"""Monte Carlo degrees of freedom, training error and bias/variance along the path.
+
+Efron's degrees of freedom ``df = sum_i Cov(yhat_i, y_i) / sigma^2`` for a known mean ``mu``:
+each of R replicates draws ``y_r = mu + e_r`` and refits. The estimate is the sample covariance
+with the known mean of y, ``sum_r <yhat_r - mean_s yhat_s, e_r> / ((R - 1) sigma^2)``, which is
+unbiased; centring the fits on their Monte Carlo mean removes the large but mean-zero term
+``<E yhat, e_r>`` from every replicate. Unlike Stein's divergence, this counts the search part of
+the degrees of freedom.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Tuple
+
+import numpy as np
+
+from .._report import Report
+from .._seed import as_seed
+from .._validation import as_array, as_float, as_int
+from ._design import CentredDesign, use_gram
+from ._theory import exact_weights
+
+
+@dataclass(frozen=True)
+class DegreesOfFreedom:
+    """Monte Carlo degrees of freedom and training error.
+
+    For :func:`degrees_of_freedom` every field is an array over the path ``t = 0..k`` (index t);
+    for :func:`degrees_of_freedom_orthogonal` they are 0-d arrays.
+
+    Attributes
+    ----------
+    df, se : ndarray
+        Estimated degrees of freedom and its Monte Carlo standard error.
+    train_error, train_error_se : ndarray
+        Mean squared training residual ``||y - yhat||^2 / n`` and its standard error.
+    n_replicates : int
+    """
+
+    df: np.ndarray
+    se: np.ndarray
+    train_error: np.ndarray
+    train_error_se: np.ndarray
+    n_replicates: int
+
+
+@dataclass(frozen=True)
+class BiasVariance:
+    """Bias/variance decomposition along the path ``t = 0..k`` (arrays of length k + 1).
+
+    ``risk = bias2 + variance`` is ``E ||yhat - mu||^2 / n``; ``prediction_error = risk + sigma^2``
+    is the expected error on a new response at the same design points, and equals
+    ``train_error + 2 sigma^2 df / n`` in expectation (Efron's optimism theorem).
+    """
+
+    k: np.ndarray
+    bias2: np.ndarray
+    variance: np.ndarray
+    risk: np.ndarray
+    prediction_error: np.ndarray
+    train_error: np.ndarray
+    df: np.ndarray
+    df_se: np.ndarray
+    sigma: float
+    n_replicates: int
+
+    def report(self, report: Report = None) -> None:
+        """Print the decomposition as a table."""
+        report = report if report is not None else Report()
+        rows = [
+            [int(t), float(b), float(v), float(r), float(e), float(d), float(s)]
+            for t, b, v, r, e, d, s in zip(self.k, self.bias2, self.variance, self.risk, self.train_error, self.df,
+                                           self.df_se)
+        ]
+        report.table(["k", "bias^2", "variance", "risk", "train err", "df", "df se"], rows)
+
+
+def _simulation_inputs(estimator, X, mu, sigma, n_replicates, random_state):
+    X = as_array(X, "X", ndim=2)
+    n, p = X.shape
+    mu = as_array(mu, "mu", shape=(n,))
+    sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
+    n_replicates = as_int(n_replicates, "n_replicates", low=2)
+    params = estimator._checked_params(n, p)
+    gram = use_gram(params["precompute"], n, p, params["k"], params["m"], params["n_learners"])
+    design = CentredDesign(X, fit_intercept=bool(estimator.fit_intercept), gram=gram)
+    design.check_columns(X)
+    rng = np.random.default_rng(as_seed(random_state, "random_state"))
+    return X, mu, sigma, n_replicates, params, design, rng
+
+
+class _CovarianceEstimate:
+    """Accumulates ``sum_i Cov(fit_i, y_i) / sigma^2`` over replicates (see the module docstring)."""
+
+    def __init__(self, sigma: float) -> None:
+        self.sigma2 = sigma * sigma
+        self.inner = []  # <fit_r, e_r> per replicate
+        self.noise = []
+        self.fit_sum = None
+
+    def add(self, noise: np.ndarray, fit: np.ndarray) -> None:
+        self.inner.append(noise @ fit)
+        self.noise.append(noise)
+        self.fit_sum = fit.copy() if self.fit_sum is None else self.fit_sum + fit
+
+    def result(self) -> Tuple[np.ndarray, np.ndarray]:
+        count = len(self.inner)
+        terms = np.array(self.inner) - np.array(self.noise) @ (self.fit_sum / count)
+        terms *= count / ((count - 1) * self.sigma2)
+        return terms.mean(axis=0), terms.std(axis=0, ddof=1) / np.sqrt(count)
+
+
+def _replicates(estimator, X, mu, sigma, n_replicates, random_state) -> Iterator[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Yields (noise, y, fitted values along the path (n, k + 1)) for each replicate."""
+    X, mu, sigma, n_replicates, params, design, rng = _simulation_inputs(
+        estimator, X, mu, sigma, n_replicates, random_state
+    )
+    for _ in range(n_replicates):
+        noise = sigma * rng.standard_normal(X.shape[0])
+        y = mu + noise
+        seed = int(rng.integers(0, 2**64, dtype=np.uint64))
+        path = design.fit(
+            y, k=params["k"], m=params["m"], n_learners=params["n_learners"], criterion=params["criterion"],
+            tol=params["tol"], seed=seed, n_threads=params["n_threads"],
+        )
+        yield noise, y, X @ path.coef_path.T + path.intercept_path
+
+
+def _mean_and_se(samples: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    return samples.mean(axis=0), samples.std(axis=0, ddof=1) / np.sqrt(samples.shape[0])
+
+
+def degrees_of_freedom(estimator, X, mu, sigma: float, *, n_replicates: int = 200, random_state=None) -> DegreesOfFreedom:
+    """Monte Carlo degrees of freedom of an :class:`EnsembleForwardSelection` along its path.
+
+    Parameters
+    ----------
+    estimator : EnsembleForwardSelection
+        Supplies k, m, n_estimators, criterion, fit_intercept, tol, n_jobs (it is not fitted).
+    X : array of shape (n, p)
+        Fixed design.
+    mu : array of shape (n,)
+        Known mean of the response (e.g. ``X @ beta``).
+    sigma : float > 0
+        Noise standard deviation.
+    n_replicates : int >= 2
+        Number of responses ``y = mu + sigma * N(0, I)``, each refitted.
+    random_state : None, int or numpy.random.Generator
+        Seeds the noise and, afresh for every replicate, the learners' subsets (the estimator's own
+        random_state is not used, so that df includes the randomization of the ensemble).
+    """
+    covariance = _CovarianceEstimate(float(sigma))
+    train = []
+    for noise, y, fitted in _replicates(estimator, X, mu, sigma, n_replicates, random_state):
+        covariance.add(noise, fitted)
+        train.append(np.mean((y[:, None] - fitted) ** 2, axis=0))
+    df_mean, df_se = covariance.result()
+    train_mean, train_se = _mean_and_se(np.array(train))
+    return DegreesOfFreedom(df_mean, df_se, train_mean, train_se, len(train))
+
+
+def bias_variance(estimator, X, mu, sigma: float, *, n_replicates: int = 200, random_state=None) -> BiasVariance:
+    """Monte Carlo bias/variance decomposition, training error and df along the path.
+
+    Same arguments as :func:`degrees_of_freedom`.
+    """
+    count = 0
+    mean = None
+    sum_sq = None
+    covariance = _CovarianceEstimate(float(sigma))
+    train = []
+    for noise, y, fitted in _replicates(estimator, X, mu, sigma, n_replicates, random_state):
+        count += 1
+        if mean is None:
+            mean = np.zeros_like(fitted)
+            sum_sq = np.zeros_like(fitted)
+        delta = fitted - mean  # Welford's running mean and sum of squared deviations
+        mean += delta / count
+        sum_sq += delta * (fitted - mean)
+        covariance.add(noise, fitted)
+        train.append(np.mean((y[:, None] - fitted) ** 2, axis=0))
+    mu = np.asarray(mu, dtype=np.float64)
+    bias2 = np.mean((mean - mu[:, None]) ** 2, axis=0)
+    variance = np.mean(sum_sq / count, axis=0)
+    df_mean, df_se = covariance.result()
+    risk = bias2 + variance
+    return BiasVariance(
+        k=np.arange(mean.shape[1]),
+        bias2=bias2,
+        variance=variance,
+        risk=risk,
+        prediction_error=risk + float(sigma) ** 2,
+        train_error=np.array(train).mean(axis=0),
+        df=df_mean,
+        df_se=df_se,
+        sigma=float(sigma),
+        n_replicates=count,
+    )
+
+
+def degrees_of_freedom_orthogonal(theta, sigma: float, k: int, m: int, *, n_replicates: int = 2000,
+                                  random_state=None) -> DegreesOfFreedom:
+    """Degrees of freedom of the infinite ensemble under an orthogonal design, by exact weights.
+
+    With ``X^T X = I`` the sufficient statistic is ``z = X^T y ~ N(theta, sigma^2 I)`` and the
+    B -> infinity ensemble fits ``w[rank(|z_j|)] z_j`` with ``w = exact_weights(k, m, p)``; no
+    ensemble is run. ``train_error`` is ``||z - fit||^2 / p`` (the training error per sample of a
+    square orthogonal design).
+
+    Parameters
+    ----------
+    theta : array of shape (p,)
+        Mean of ``z`` (the true coefficients in the orthonormal basis).
+    sigma : float > 0
+    k, m : int
+        Steps and candidates per step, ``1 <= k <= p``, ``1 <= m <= p``.
+    n_replicates : int >= 2
+    random_state : None, int or numpy.random.Generator
+    """
+    theta = as_array(theta, "theta", ndim=1)
+    p = theta.shape[0]
+    sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
+    n_replicates = as_int(n_replicates, "n_replicates", low=2)
+    weights = exact_weights(k, m, p)
+    rng = np.random.default_rng(as_seed(random_state, "random_state"))
+    covariance = _CovarianceEstimate(sigma)
+    train = []
+    chunk = max(1, min(n_replicates, 2_000_000 // p))
+    done = 0
+    while done < n_replicates:
+        rows = min(chunk, n_replicates - done)
+        noise = sigma * rng.standard_normal((rows, p))
+        z = theta + noise
+        order = np.argsort(-np.abs(z), axis=1, kind="stable")
+        ranks = np.empty_like(order)
+        np.put_along_axis(ranks, order, np.arange(p)[None, :], axis=1)
+        fit = weights[ranks] * z
+        for row in range(rows):
+            covariance.add(noise[row], fit[row])
+        train.append(np.mean((z - fit) ** 2, axis=1))
+        done += rows
+    df_mean, df_se = covariance.result()
+    train_mean, train_se = _mean_and_se(np.concatenate(train))
+    return DegreesOfFreedom(df_mean, df_se, train_mean, train_se, n_replicates)

@@ -1,0 +1,139 @@
+"""Rank weights of the ensemble under an orthogonal design (closed forms, no randomness).
+
+With ``X^T X = I`` every step picks the candidate with the largest ``|beta_hat_j|``, so the ensemble
+(B -> infinity) equals ``sum_j w_{rank(j)} beta_hat_j x_j`` where ``w_r`` is the probability that the
+rank-``r`` feature is selected within ``k`` steps.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+import numpy as np
+
+from .._validation import as_float, as_int
+
+# Default length of asymptotic weight vectors: until the logistic upper bound falls below this.
+_NEGLIGIBLE_WEIGHT = 1e-12
+_MAX_EXTRA_RANKS = 100_000
+
+
+def exact_weights(k: int, m: int, p: int) -> np.ndarray:
+    """Exact finite-p rank weights ``w_r = P(rank-r feature selected within k steps)``.
+
+    The recursion of the paper: with ``q`` features remaining, ``mu = min(m, q)`` and
+    ``N = C(q, mu)``, the current rank-``j`` feature is chosen within ``i`` steps with probability
+
+    ``W(i,j,q) = C(q-j, mu-1)/N + C(q-j, mu)/N W(i-1,j,q-1) + [1 - C(q-j+1, mu)/N] W(i-1,j-1,q-1)``,
+
+    ``W(0,.,.) = W(.,0,.) = 0`` and ``w_r = W(k, r, p)``. The hypergeometric ratios are formed as
+    running products, so the weights are accurate to a few ulps for any p.
+
+    Parameters
+    ----------
+    k : int in [0, p]
+        Steps of each learner.
+    m : int in [1, p]
+        Candidates per step.
+    p : int >= 1
+        Number of features.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+        ``w_1, ..., w_p`` (rank 1 = largest ``|beta_hat|``). They sum to ``k``; ``m = 1`` gives
+        ``k / p`` for every rank and ``m = p`` gives ``1{r <= k}``.
+    """
+    p = as_int(p, "p", low=1)
+    k = as_int(k, "k", low=0, high=p)
+    m = as_int(m, "m", low=1, high=p)
+    previous = np.zeros(p - k)  # W(0, j, p - k) = 0 for ranks 1..p-k
+    for i in range(1, k + 1):
+        q = p - k + i
+        mu = min(m, q)
+        # H[j] = C(q - j, mu) / C(q, mu) for j = 0..q: the chance that the mu candidates avoid the
+        # top j features.
+        steps = np.arange(q, dtype=np.float64)
+        factors = np.maximum(q - mu - steps, 0.0) / (q - steps)
+        avoid = np.concatenate(([1.0], np.cumprod(factors)))
+        ranks = np.arange(1, q + 1, dtype=np.float64)
+        chosen_now = avoid[:-1] * mu / (q - ranks + 1)  # C(q-j, mu-1) / N
+        stays = avoid[1:]  # C(q-j, mu) / N: a lower-ranked feature is chosen
+        moves_up = 1.0 - avoid[:-1]  # a higher-ranked feature is chosen
+        same_rank = np.append(previous, 0.0)  # W(i-1, j, q-1); rank q does not exist among q-1
+        rank_above = np.concatenate(([0.0], previous))  # W(i-1, j-1, q-1)
+        previous = chosen_now + stays * same_rank + moves_up * rank_above
+    return previous if k > 0 else np.zeros(p)
+
+
+def _check_gamma(gamma) -> float:
+    return as_float(gamma, "gamma", low=0.0, high=1.0, low_open=True)
+
+
+def _default_n_ranks(k: int, gamma: float) -> int:
+    if gamma >= 1.0 or k == 0:
+        return max(k, 1)
+    a = -math.log1p(-gamma)
+    c_k = 1.0 - (1.0 - gamma) ** k
+    extra = math.ceil(math.log(max(c_k, _NEGLIGIBLE_WEIGHT) / _NEGLIGIBLE_WEIGHT) / a) + 1
+    return k + min(extra, _MAX_EXTRA_RANKS)
+
+
+def asymptotic_weights(k: int, gamma: float, n_ranks: Optional[int] = None) -> np.ndarray:
+    """Rank weights in the limit p -> infinity with m / p -> gamma.
+
+    ``w~^{(i)}_j = gamma (1-gamma)^{j-1} + (1-gamma)^j w~^{(i-1)}_j + (1 - (1-gamma)^{j-1}) w~^{(i-1)}_{j-1}``,
+    ``w~^{(0)} = 0``, ``w~_0 = 0``; the result is ``w~^{(k)}_j`` for ``j = 1..n_ranks``.
+
+    Parameters
+    ----------
+    k : int >= 0
+    gamma : float in (0, 1]
+        Subsampling rate m / p.
+    n_ranks : int, optional
+        Number of ranks returned. Default: enough that every omitted weight is below 1e-12 (by the
+        logistic upper bound), at most ``k + 100000``.
+    """
+    k = as_int(k, "k", low=0)
+    gamma = _check_gamma(gamma)
+    n_ranks = _default_n_ranks(k, gamma) if n_ranks is None else as_int(n_ranks, "n_ranks", low=1)
+    j = np.arange(1, n_ranks + 1, dtype=np.float64)
+    keep = 1.0 - gamma
+    first = gamma * keep ** (j - 1)
+    stay = keep**j
+    shift = 1.0 - keep ** (j - 1)
+    w = np.zeros(n_ranks)
+    for _ in range(k):
+        w = first + stay * w + shift * np.concatenate(([0.0], w[:-1]))
+    return w
+
+
+def logistic_bounds(k: int, gamma: float, n_ranks: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """Logistic lower and upper bounds on the asymptotic weights, ranks ``j = 1..n_ranks``.
+
+    With ``a = -log(1 - gamma)`` and ``C_k = 1 - (1 - gamma)^k``:
+    ``C_k / (C_k + e^{a (j - k)}) <= w~_j <= C_k / (C_k + e^{a (j - k - 1)})``.
+
+    Returns
+    -------
+    (lower, upper) : tuple of ndarray of shape (n_ranks,)
+    """
+    k = as_int(k, "k", low=0)
+    gamma = _check_gamma(gamma)
+    n_ranks = _default_n_ranks(k, gamma) if n_ranks is None else as_int(n_ranks, "n_ranks", low=1)
+    j = np.arange(1, n_ranks + 1, dtype=np.float64)
+    c_k = 1.0 - (1.0 - gamma) ** k
+
+    def logistic(offset: float) -> np.ndarray:
+        d = j - k - offset
+        if gamma >= 1.0:  # a = infinity: a step function with value 1/2 where d = 0
+            exponent = np.where(d < 0, 0.0, np.where(d > 0, np.inf, 1.0))
+        else:
+            with np.errstate(over="ignore"):
+                exponent = np.exp(-math.log1p(-gamma) * d)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = c_k / (c_k + exponent)
+        return np.where(np.isinf(exponent), 0.0, out)
+
+    return logistic(0.0), logistic(1.0)
