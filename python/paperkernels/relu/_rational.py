@@ -1,0 +1,121 @@
+"""Exact rational helpers: object arrays of ``fractions.Fraction`` and small linear algebra on them.
+
+float64 values are exact dyadic rationals, so ``Fraction(x)`` is exact; everything here is exact.
+"""
+
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+_to_fraction = np.frompyfunc(lambda v: v if type(v) is Fraction else Fraction(v), 1, 1)
+
+
+def is_rational_scalar(value: Any) -> bool:
+    """True for exact non-float numbers (Fraction, int) that are not bool."""
+    return isinstance(value, numbers.Rational) and not isinstance(value, (bool, np.bool_))
+
+
+def fraction_array(a: Any) -> np.ndarray:
+    """Object array of Fractions with the shape of ``a`` (exact conversion of floats)."""
+    arr = np.asarray(a, dtype=object)
+    out = np.empty(arr.shape, dtype=object)
+    if arr.size:
+        out[...] = _to_fraction(arr)
+    return out
+
+
+def float_array(a: np.ndarray) -> np.ndarray:
+    """float64 array of the (rounded) values of an object array of Fractions."""
+    return np.asarray(a, dtype=np.float64) if a.dtype != object else np.vectorize(float, otypes=[np.float64])(a) if a.size else np.zeros(a.shape)
+
+
+def exactly_float(a: np.ndarray) -> bool:
+    """True when every Fraction of ``a`` is a float64 value exactly."""
+    for v in a.flat:
+        f = float(v)
+        if not np.isfinite(f) or Fraction(f) != v:
+            return False
+    return True
+
+
+def relu(a: np.ndarray) -> np.ndarray:
+    """Elementwise max(a, 0) on an object array of Fractions."""
+    out = a.copy()
+    for idx, v in np.ndenumerate(a):
+        if v < 0:
+            out[idx] = Fraction(0)
+    return out
+
+
+def row_echelon(M: np.ndarray) -> Tuple[np.ndarray, List[int]]:
+    """Reduced row echelon form of a Fraction matrix and its pivot columns."""
+    A = [list(row) for row in M]
+    rows = len(A)
+    cols = len(A[0]) if rows else 0
+    pivots: List[int] = []
+    r = 0
+    for c in range(cols):
+        p = next((i for i in range(r, rows) if A[i][c] != 0), None)
+        if p is None:
+            continue
+        A[r], A[p] = A[p], A[r]
+        inv = 1 / A[r][c]
+        A[r] = [v * inv for v in A[r]]
+        for i in range(rows):
+            if i != r and A[i][c] != 0:
+                f = A[i][c]
+                A[i] = [a - f * b for a, b in zip(A[i], A[r])]
+        pivots.append(c)
+        r += 1
+        if r == rows:
+            break
+    out = np.empty((rows, cols), dtype=object)
+    for i in range(rows):
+        for j in range(cols):
+            out[i, j] = A[i][j]
+    return out, pivots
+
+
+def rank(M: np.ndarray) -> int:
+    """Exact rank of a Fraction (or float) matrix."""
+    if M.size == 0:
+        return 0
+    return len(row_echelon(fraction_array(M))[1])
+
+
+def solve_exact(A: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
+    """One exact solution x of A x = b (A: m x n Fractions), or None when the system is inconsistent."""
+    A = fraction_array(A)
+    b = fraction_array(b).reshape(-1, 1)
+    aug = np.concatenate([A, b], axis=1)
+    R, pivots = row_echelon(aug)
+    n = A.shape[1]
+    if n in pivots:
+        return None
+    x = np.array([Fraction(0)] * n, dtype=object)
+    for r, c in enumerate(pivots):
+        x[c] = R[r, n]
+    return x
+
+
+def inverse(G: np.ndarray) -> Optional[np.ndarray]:
+    """Exact inverse of a square Fraction matrix, or None when it is singular."""
+    G = fraction_array(G)
+    n = G.shape[0]
+    eye = fraction_array(np.eye(n, dtype=np.int64))
+    R, pivots = row_echelon(np.concatenate([G, eye], axis=1))
+    if pivots[:n] != list(range(n)) or len(pivots) < n:
+        return None
+    return R[:, n:]
+
+
+def max_abs(values: Sequence[Fraction]) -> Fraction:
+    return max((abs(v) for v in values), default=Fraction(0))
+
+
+def lex_key(row: Sequence[Fraction]) -> Tuple[Fraction, ...]:
+    return tuple(row)
