@@ -1,0 +1,44 @@
+"""The C++ float path of the generic deep canonical form."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .. import _core
+from ._canonical import CanonicalForm
+from ._net import ReLUNet
+
+
+def deep_handle(net: ReLUNet):
+    Ws, bs = net.float_parameters()
+    return _core.relu_deep_form([np.ascontiguousarray(W) for W in Ws], [np.ascontiguousarray(b) for b in bs])
+
+
+def deep_form(net: ReLUNet) -> Optional[CanonicalForm]:
+    """Float canonical form with exact decisions, or None when the network is degenerate."""
+    if net.rational:
+        return None
+    handle = deep_handle(net)
+    if not handle.ok:
+        return None
+    ok, Ws, bs = handle.materialize()
+    if not ok:
+        return None
+    form = CanonicalForm(
+        "deep_generic", False, False, net.widths, {"weights": tuple(Ws), "biases": tuple(bs)},
+        {"dropped": 0, "merged": 0, "constant_folded": 0, "orders": handle.orders()},
+        tuple(handle.relative_error), net,
+    )
+    form._handle = handle  # type: ignore[attr-defined]
+    return form
+
+
+def deep_forms_equal(a: CanonicalForm, b: CanonicalForm) -> Optional[bool]:
+    """Exact equality of two float-path forms; None when undecidable here (use the exact path)."""
+    ha, hb = getattr(a, "_handle", None), getattr(b, "_handle", None)
+    if ha is None or hb is None:
+        return None
+    result = ha.equals(hb)
+    return None if result < 0 else bool(result)
