@@ -114,13 +114,26 @@ def exact_difference(a: ReLUNet, b: ReLUNet, points: np.ndarray) -> Tuple[np.nda
     return a.evaluate(points, exact=True), b.evaluate(points, exact=True)
 
 
-def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray):
+def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = True, box=None):
+    """The first point (row) where the exact outputs differ, rounded to a simpler rational when the
+    rounded point still differs (checked exactly again)."""
     if len(points) == 0:
         return None
     fa, fb = exact_difference(a, b, points)
     for r in range(len(points)):
         if any(x != y for x, y in zip(fa[r], fb[r])):
-            return rat.fraction_array(points[r]), (fa[r], fb[r])
+            point = rat.fraction_array(points[r])
+            if simplify:
+                for d in (4, 64, 4096):
+                    simple = np.array([v.limit_denominator(d) for v in point], dtype=object)
+                    if np.array_equal(simple, point):
+                        break
+                    if box is not None and any(v < l or v > h for v, l, h in zip(simple, box[0], box[1])):
+                        continue
+                    sa, sb = exact_difference(a, b, simple.reshape(1, -1))
+                    if any(x != y for x, y in zip(sa[0], sb[0])):
+                        return simple, (sa[0], sb[0])
+            return point, (fa[r], fb[r])
     return None
 
 
@@ -199,7 +212,7 @@ def random_witness(a: ReLUNet, b: ReLUNet, domain, n_samples: int, seed: int, n_
     score = diff / scale
     order = np.argsort(-score)[:n_exact]
     order = order[score[order] > 0] if np.any(score[order] > 0) else order[:0]
-    return _first_witness(a, b, pts[order])
+    return _first_witness(a, b, pts[order], box=domain)
 
 
 # ---- constructive witness for one hidden layer ----------------------------------------------------
@@ -280,7 +293,7 @@ def regions_verdict(a: ReLUNet, b: ReLUNet, lo, hi, max_regions: int):
 
     leaves = enumerate_regions(layers, list(lo), list(hi), max_regions=max_regions, on_leaf=on_leaf)
     if "witness" in found:
-        w = _first_witness(a, b, found["witness"].reshape(1, -1))
+        w = _first_witness(a, b, found["witness"].reshape(1, -1), box=(lo, hi))
         if w is None:
             raise AssertionError("region witness failed the exact re-check")
         return False, w, leaves
@@ -344,7 +357,7 @@ def milp_witness(a: ReLUNet, b: ReLUNet, lo, hi, time_limit: Optional[float], to
             best = max(best, value)
             if value > tol:
                 x = np.clip(x, lo_f, hi_f)
-                w = _first_witness(a, b, x.reshape(1, -1))
+                w = _first_witness(a, b, x.reshape(1, -1), box=(lo, hi))
                 if w is not None:
                     return w, best, status
     return None, best, ", ".join(sorted(set(statuses)))

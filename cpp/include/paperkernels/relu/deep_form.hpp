@@ -50,14 +50,16 @@ class DeepForm {
     if (!ok_) return false;
     const std::size_t L = layers_.size();
     std::vector<double> col_scale;
-    std::vector<std::size_t> col_src;
+    std::vector<std::size_t> col_src, col_pos;
     bool out_of_range = false;
     for (std::size_t l = 0; l < L; ++l) {
       const LayerView& lay = layers_[l];
       col_scale.assign(lay.cols, 1.0);
       col_src.resize(lay.cols);
+      col_pos.resize(lay.cols);
       for (std::size_t c = 0; c < lay.cols; ++c) {
         col_src[c] = col_index(l, c);
+        col_pos[col_src[c]] = c;
         if (l > 0) col_scale[c] = scale_[l - 1][col_src[c]];
       }
       for (std::size_t r = 0; r < lay.rows; ++r) {
@@ -71,9 +73,16 @@ class DeepForm {
           dst[c] = v;
           out_of_range |= (w != 0.0) & !(std::fabs(v) >= kTiny);
         }
-        const double vb = lay.b[j] * inv;
-        out_b[l][r] = vb;
+        double vb = lay.b[j] * inv;
         out_of_range |= (lay.b[j] != 0.0) & !(std::fabs(vb) >= kTiny);
+        if (hidden(l)) {  // the pivot entry is exactly +-1
+          const int p = pivot_[l][j];
+          if (p < 0)
+            vb = lay.b[j] > 0 ? 1.0 : -1.0;
+          else
+            dst[col_pos[static_cast<std::size_t>(p)]] = src[p] > 0 ? 1.0 : -1.0;
+        }
+        out_b[l][r] = vb;
       }
     }
     if (out_of_range) fail("values outside the safe float64 range");
@@ -119,7 +128,8 @@ class DeepForm {
     ok_ = false;
   }
 
-  // Float value of the canonical entry (row j, column k or the bias), original indices.
+  // Float value of the canonical entry (row j, column k or the bias), original indices. The pivot
+  // entry of a hidden row is exactly +-1 and is returned as such.
   double value(std::size_t l, std::size_t j, std::size_t k) {
     const LayerView& lay = layers_[l];
     double num;
@@ -129,9 +139,15 @@ class DeepForm {
       num = lay.w(j, k);
       if (l > 0) num *= scale_[l - 1][k];
     }
+    if (hidden(l) && is_pivot(l, j, k)) return num > 0 ? 1.0 : -1.0;
     const double v = hidden(l) ? num * inv_scale_[l][j] : num;
     if (v != 0.0 && !(std::fabs(v) >= kTiny && std::fabs(v) <= kHuge)) fail("values outside the safe float64 range");
     return v;
+  }
+
+  bool is_pivot(std::size_t l, std::size_t j, std::size_t k) const {
+    const int p = pivot_[l][j];
+    return k == kBias ? p < 0 : p == static_cast<int>(k);
   }
 
   // Factors of the exact scale of neuron j of hidden layer l (the chain of pivots).
