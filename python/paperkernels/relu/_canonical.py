@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -23,7 +22,6 @@ ZERO = Fraction(0)
 METHODS = ("auto", "affine", "one_hidden_layer", "deep_generic", "bottleneck")
 
 
-@dataclass(eq=False)
 class CanonicalForm:
     """A canonical representative of a network's parameters under (some of) its symmetries.
 
@@ -40,19 +38,35 @@ class CanonicalForm:
     widths : tuple
         Input width, then the widths of the canonical layers, then the output width.
     parts : dict
-        The canonical parameters (see each method's documentation in :func:`canonical_form`).
+        The canonical parameters (see :func:`paperkernels.relu.canonical_form`). The float path
+        computes them on first access.
     info : dict
         Diagnostics: neuron classes, number of dropped or merged neurons, ...
+    relative_error : tuple of float or None
+        Float path: bound on the relative error of every entry of each layer.
     """
 
-    method: str
-    exact: bool
-    complete: bool
-    widths: Tuple[int, ...]
-    parts: Dict[str, Any]
-    info: Dict[str, Any] = field(default_factory=dict)
-    relative_error: Optional[Tuple[float, ...]] = None
-    _source: Any = field(default=None, repr=False)
+    def __init__(self, method: str, exact: bool, complete: bool, widths: Tuple[int, ...], parts: Any,
+                 info: Optional[Dict[str, Any]] = None, relative_error: Optional[Tuple[float, ...]] = None,
+                 source: Any = None) -> None:
+        self.method = method
+        self.exact = exact
+        self.complete = complete
+        self.widths = tuple(widths)
+        self._parts = parts  # a dict, or a callable producing it on first access
+        self.info = info if info is not None else {}
+        self.relative_error = relative_error
+        self._source = source
+
+    @property
+    def parts(self) -> Dict[str, Any]:
+        if callable(self._parts):
+            self._parts = self._parts()
+        return self._parts
+
+    def __repr__(self) -> str:
+        kind = "exact" if self.exact else "float"
+        return f"CanonicalForm(method={self.method!r}, {kind}, widths={self.widths})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CanonicalForm):

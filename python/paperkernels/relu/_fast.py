@@ -23,14 +23,18 @@ def deep_form(net: ReLUNet) -> Optional[CanonicalForm]:
     handle = deep_handle(net)
     if not handle.ok:
         return None
-    ok, Ws, bs = handle.materialize()
-    if not ok:
-        return None
-    form = CanonicalForm(
-        "deep_generic", False, False, net.widths, {"weights": tuple(Ws), "biases": tuple(bs)},
-        {"dropped": 0, "merged": 0, "constant_folded": 0, "orders": handle.orders()},
-        tuple(handle.relative_error), net,
-    )
+
+    def parts():
+        ok, Ws, bs = handle.materialize()
+        if not ok:  # a value left the safe float64 range: the exact path has the answer
+            from ._canonical import deep_generic_exact
+
+            exact = deep_generic_exact(net).parts
+            return {k: tuple(np.array(a, dtype=np.float64) for a in v) for k, v in exact.items()}
+        return {"weights": tuple(Ws), "biases": tuple(bs)}
+
+    form = CanonicalForm("deep_generic", False, False, net.widths, parts,
+                         {"dropped": 0, "merged": 0, "constant_folded": 0}, tuple(handle.relative_error), net)
     form._handle = handle  # type: ignore[attr-defined]
     return form
 

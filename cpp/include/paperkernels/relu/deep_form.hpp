@@ -141,7 +141,9 @@ class DeepForm {
     }
     if (hidden(l) && is_pivot(l, j, k)) return num > 0 ? 1.0 : -1.0;
     const double v = hidden(l) ? num * inv_scale_[l][j] : num;
-    if (v != 0.0 && !(std::fabs(v) >= kTiny && std::fabs(v) <= kHuge)) fail("values outside the safe float64 range");
+    const double source = k == kBias ? lay.b[j] : lay.w(j, k);
+    // A nonzero source must give a value in the safe range (no underflow to 0 or to subnormals).
+    if (source != 0.0 && !(std::fabs(v) >= kTiny && std::fabs(v) <= kHuge)) fail("values outside the safe float64 range");
     return v;
   }
 
@@ -211,7 +213,6 @@ class DeepForm {
     // adds two more and the error of m itself. The factor 1.0625 and the 4u cover the rounding of
     // these formulas and of the subtraction in the comparisons.
     double dm_prev = 0.0;
-    used_.clear();
     for (std::size_t l = 0; l < L; ++l) {
       const double de = l == 0 ? 0.0 : dm_prev + kUnit + dm_prev * kUnit;
       if (!hidden(l)) {
@@ -239,45 +240,61 @@ class DeepForm {
     m.assign(lay.rows, 0.0);
     inv.assign(lay.rows, 0.0);
     piv.assign(lay.rows, -1);
-    used_.assign(lay.cols, 0);
+    col_abs_.assign(lay.cols, 0.0);
     const std::vector<double> ones(l == 0 ? lay.cols : 0, 1.0);
     const double* prev = l > 0 ? scale_[l - 1].data() : ones.data();
     const double margin = 4.0 * de + 4.0 * kUnit;
-    std::vector<double> e(lay.cols);
+    std::vector<double> e_buf(lay.cols);
+    double* e = e_buf.data();
+    double* col_abs = col_abs_.data();
+    const std::size_t n = lay.cols;
     for (std::size_t j = 0; j < lay.rows; ++j) {
-      const double* row = lay.W + j * lay.cols;
-      double best = 0.0, smallest = std::numeric_limits<double>::infinity();
-      std::size_t best_k = 0;
-      for (std::size_t k = 0; k < lay.cols; ++k) {
+      const double* row = lay.W + j * n;
+      // |W_jk| * scale_k; the column sums of these flag neurons of layer l-1 without outgoing weights.
+      for (std::size_t k = 0; k < n; ++k) {
         const double v = std::fabs(row[k]) * prev[k];
         e[k] = v;
-        if (v > best) {
-          best = v;
-          best_k = k;
-        }
-        if (v != 0.0 && v < smallest) smallest = v;
-        used_[k] |= row[k] != 0.0;
+        col_abs[k] += v;
       }
+      double m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0;
+      std::size_t k = 0;
+      for (; k + 4 <= n; k += 4) {
+        m0 = std::max(m0, e[k]);
+        m1 = std::max(m1, e[k + 1]);
+        m2 = std::max(m2, e[k + 2]);
+        m3 = std::max(m3, e[k + 3]);
+      }
+      for (; k < n; ++k) m0 = std::max(m0, e[k]);
+      const double best = std::max(std::max(m0, m1), std::max(m2, m3));
       if (best == 0.0) {
         fail(lay.b[j] == 0.0 ? "a zero neuron" : "a constant neuron (zero incoming weights)");
         return;
       }
-      if (!(best <= kHuge && smallest >= kTiny)) {
+      const double bias = std::fabs(lay.b[j]);
+      const double top = std::max(best, bias);
+      // Entries far below the maximum never take part in a decision here; values that do (in
+      // sorting and comparisons) are range-checked where they are computed.
+      if (!(best >= kTiny && top <= kHuge)) {
         fail("values outside the safe float64 range");
         return;
       }
-      const double bias = std::fabs(lay.b[j]);
-      int pivot = static_cast<int>(best_k);
-      double top = best;
-      if (bias > best) {
-        pivot = -1;
-        top = bias;
-      }
-      // Candidates within the error margin of the float maximum: settle which is largest exactly.
+      // Candidates within the error margin of the float maximum.
       const double threshold = top * (1.0 - margin);
-      std::size_t n_close = bias >= threshold ? 1 : 0;
-      for (std::size_t k = 0; k < lay.cols; ++k) n_close += e[k] >= threshold;
-      if (n_close > 1) pivot = exact_argmax(l, j, e, threshold, bias >= threshold);
+      std::size_t n_close = bias >= threshold ? 1 : 0, last_close = 0;
+      for (std::size_t q = 0; q < n; ++q) {
+        if (e[q] >= threshold) {
+          ++n_close;
+          last_close = q;
+        }
+      }
+      int pivot;
+      if (n_close > 1) {
+        pivot = exact_argmax(l, j, e_buf, threshold, bias >= threshold);
+      } else if (bias >= threshold) {
+        pivot = -1;
+      } else {
+        pivot = static_cast<int>(last_close);
+      }
       m[j] = pivot < 0 ? bias : e[static_cast<std::size_t>(pivot)];
       inv[j] = 1.0 / m[j];
       piv[j] = pivot;
@@ -310,17 +327,18 @@ class DeepForm {
     return best;
   }
 
-  // Every neuron of hidden layer l-1 must have a nonzero outgoing weight (filled by compute_scales).
+  // Every neuron of hidden layer l-1 must have a nonzero outgoing weight (the column sums of
+  // |W_l| * scale are filled by compute_scales; a sum of nonnegative doubles is 0 only if all are).
   void check_outgoing_of_previous(std::size_t l) {
     if (l == 0) return;
+    const LayerView& lay = layers_[l];
     if (!hidden(l)) {
-      const LayerView& lay = layers_[l];
-      used_.assign(lay.cols, 0);
+      col_abs_.assign(lay.cols, 0.0);
       for (std::size_t r = 0; r < lay.rows; ++r)
-        for (std::size_t c = 0; c < lay.cols; ++c) used_[c] |= lay.w(r, c) != 0.0;
+        for (std::size_t c = 0; c < lay.cols; ++c) col_abs_[c] += std::fabs(lay.w(r, c));
     }
-    for (char u : used_)
-      if (!u) {
+    for (double v : col_abs_)
+      if (!(v > 0.0)) {
         fail("a neuron with zero outgoing weights");
         return;
       }
@@ -331,8 +349,16 @@ class DeepForm {
     std::vector<std::size_t>& ord = order_[l];
     ord.resize(lay.rows);
     std::iota(ord.begin(), ord.end(), std::size_t{0});
+    // Most comparisons are settled by the first canonical entry: precompute it once per row.
+    const std::size_t first = lay.cols > 0 ? col_index(l, 0) : kBias;
+    std::vector<double> key(lay.rows);
+    for (std::size_t j = 0; j < lay.rows; ++j) key[j] = value(l, j, first);
+    if (!ok_) return;
+    const double rel = rel_err_[l];
     bool duplicate = false;
     std::sort(ord.begin(), ord.end(), [&](std::size_t a, std::size_t b) {
+      const double x = key[a], y = key[b];
+      if (std::fabs(x - y) > 2.0 * rel * (std::fabs(x) + std::fabs(y))) return x < y;
       for (std::size_t c = 0; c <= lay.cols; ++c) {
         const std::size_t k = c == lay.cols ? kBias : col_index(l, c);
         const int s = compare_entries(*this, l, a, k, *this, b, k);
@@ -347,7 +373,7 @@ class DeepForm {
   std::vector<LayerView> layers_;
   std::vector<std::vector<double>> scale_;
   std::vector<std::vector<double>> inv_scale_;
-  std::vector<char> used_;
+  std::vector<double> col_abs_;
   std::vector<std::vector<int>> pivot_;
   std::vector<std::vector<std::size_t>> order_;
   std::vector<double> rel_err_;
