@@ -166,7 +166,11 @@ def is_bottleneck(net: ReLUNet) -> bool:
     n0, n1 = net.widths[0], net.widths[1]
     if n1 > n0:
         return False
-    return rat.rank(net.exact_parameters()[0][0]) == n1
+    cached = getattr(net, "_full_row_rank", None)
+    if cached is None:
+        cached = rat.rank(net.exact_parameters()[0][0]) == n1
+        net._full_row_rank = cached
+    return cached
 
 
 def choose_method(net: ReLUNet) -> str:

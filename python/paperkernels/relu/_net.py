@@ -129,6 +129,7 @@ class ReLUNet:
         self._rational = rational
         self._exact_cache: Optional[Tuple[Tuple[np.ndarray, ...], Tuple[np.ndarray, ...]]] = None
         self._integer_cache: Optional[list] = None
+        self._full_row_rank: Optional[bool] = None
 
     # ---- structure -------------------------------------------------------------------------
     @property
