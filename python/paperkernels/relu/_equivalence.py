@@ -200,19 +200,37 @@ def sample_points(a: ReLUNet, b: ReLUNet, domain, n_samples: int, rng: np.random
     return pts[np.all(np.isfinite(pts), axis=1)]
 
 
+class RandomWitnessSearch:
+    """Float pre-filter over random and probe points; exact re-evaluation of the most different ones.
+
+    The points and their float differences are computed once. ``witness(min_score)`` re-evaluates
+    exactly (at most ``n_exact`` of) the points whose relative float difference exceeds
+    ``min_score`` and that were not checked before; a positive ``min_score`` skips exact work when the
+    differences look like round-off. It can only ever prove a difference.
+    """
+
+    def __init__(self, a: ReLUNet, b: ReLUNet, domain, n_samples: int, seed: int, n_exact: int = 8) -> None:
+        self.a, self.b, self.domain, self.n_exact = a, b, domain, n_exact
+        if n_samples <= 0:
+            self.points, self.order, self.score = np.zeros((0, a.n_inputs)), np.zeros(0, dtype=int), np.zeros(0)
+        else:
+            rng = np.random.default_rng(seed)
+            self.points = sample_points(a, b, domain, n_samples, rng)
+            fa, fb = a(self.points), b(self.points)
+            scale = 1.0 + np.max(np.abs(fa), axis=1) + np.max(np.abs(fb), axis=1)
+            self.score = np.max(np.abs(fa - fb), axis=1) / scale
+            self.order = np.argsort(-self.score)[:n_exact]
+        self.checked = 0  # candidates order[:checked] have been re-evaluated exactly
+
+    def witness(self, min_score: float = 0.0):
+        todo = [i for i in self.order[self.checked:] if self.score[i] > min_score]
+        self.checked += len(todo)
+        return _first_witness(self.a, self.b, self.points[todo], box=self.domain) if todo else None
+
+
 def random_witness(a: ReLUNet, b: ReLUNet, domain, n_samples: int, seed: int, n_exact: int = 8):
-    """Float pre-filter over random and probe points, then exact re-evaluation of the most different."""
-    if n_samples <= 0:
-        return None
-    rng = np.random.default_rng(seed)
-    pts = sample_points(a, b, domain, n_samples, rng)
-    fa, fb = a(pts), b(pts)
-    diff = np.max(np.abs(fa - fb), axis=1)
-    scale = 1.0 + np.max(np.abs(fa), axis=1) + np.max(np.abs(fb), axis=1)
-    score = diff / scale
-    order = np.argsort(-score)[:n_exact]
-    order = order[score[order] > 0] if np.any(score[order] > 0) else order[:0]
-    return _first_witness(a, b, pts[order], box=domain)
+    """One-shot :class:`RandomWitnessSearch`."""
+    return RandomWitnessSearch(a, b, domain, n_samples, seed, n_exact).witness()
 
 
 # ---- constructive witness for one hidden layer ----------------------------------------------------
@@ -435,8 +453,27 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
         w, outs = (witness if witness is not None else (None, None))
         return Verdict(eq, proof, scope, proc, w, outs, box, detail, stats)
 
+    sampler: List[RandomWitnessSearch] = []
+    found = []
+
+    def search(min_score: float = 0.0):
+        if not sampler:
+            sampler.append(RandomWitnessSearch(a, b, box, n_samples, seed))
+        if not found:
+            w = sampler[0].witness(min_score)
+            if w is not None:
+                found.append(w)
+        return found[0] if found else None
+
+    method = _common_method(a, b)
+    fast_forms = method == "deep_generic" and not exact and not a.rational and not b.rational
+    if procedure == "auto" and not fast_forms:
+        # Cheap float pre-filter: exact work only where the float difference is far above round-off.
+        w = search(min_score=1e-9)
+        if w is not None:
+            return verdict(False, True, "random points", w, "a random or probe point where the outputs differ (checked exactly)")
+
     if procedure in ("auto", "canonical"):
-        method = _common_method(a, b)
         if method is not None:
             fa, fb = _form(a, method, exact), _form(b, method, exact)
             proc = f"canonical form ({method})"
@@ -444,32 +481,28 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
                 return Verdict(True, True, "global", proc, None, None, box,
                                "equal canonical forms: equivalent on all of R^n0" + (" (hence on the box)" if box is not None else ""),
                                stats)
+            stats["canonical"] = "different"
             if box is None and fa.complete:
-                w = random_witness(a, b, None, n_samples, seed)
+                w = search()
                 if w is None and method == "one_hidden_layer":
                     w = one_hidden_layer_witness(a, b)
                 if w is not None:
                     return verdict(False, True, proc, w, "different canonical forms; witness checked exactly")
                 if method in ("one_hidden_layer", "affine"):
                     return verdict(False, True, proc, None, "different canonical forms (complete procedure)")
-                if procedure == "canonical":
-                    return verdict(False, False, proc, None,
-                                   "different bottleneck canonical forms; the procedure is a reconstruction, "
-                                   "so without a witness this is not a proof")
-            elif procedure == "canonical":
-                w = random_witness(a, b, box, n_samples, seed)
+            if procedure == "canonical":
+                w = search()
                 if w is not None:
                     return verdict(False, True, proc, w, "different canonical forms; witness checked exactly")
-                return verdict(False, False, proc, None,
-                               "different canonical forms, no witness found; "
-                               + ("the form is complete only on identifiable parameters" if not fa.complete
-                                  else "equality on the box is weaker than global equality"))
-            stats["canonical"] = "different"
+                why = ("the form is complete only on identifiable parameters" if not fa.complete else
+                       "equality on the box is weaker than global equality" if box is not None else
+                       "the bottleneck procedure is a reconstruction, so without a witness this is not a proof")
+                return verdict(False, False, proc, None, "different canonical forms, no witness found; " + why)
         elif procedure == "canonical":
             return verdict(None, False, "canonical form", None, "the networks have different depths: no common canonical form")
 
     if procedure in ("auto", "sampling"):
-        w = random_witness(a, b, box, n_samples, seed)
+        w = search()
         if w is not None:
             return verdict(False, True, "random points", w, "a random or probe point where the outputs differ (checked exactly)")
         if procedure == "sampling":
