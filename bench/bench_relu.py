@@ -141,6 +141,15 @@ def make_pairs(rng, quick):
         bs = [v.copy() for v in a.biases]
         Ws[1][2, 1] += 1e-7
         pairs.append(("perturbed (1e-7 in W2)", a, ReLUNet(Ws, bs), False))
+        # the hidden bias shift pushed just past its validity bound: the functions differ on a thin band
+        t_min = moves.shift_bounds(a, 1, 0)
+        if t_min is not None:
+            Ws = [w.copy() for w in a.weights]
+            bs = [v.copy() for v in a.biases]
+            t = float(t_min) - 1e-3
+            bs[0][0] += t
+            bs[1] = bs[1] - Ws[1][:, 0] * t
+            pairs.append(("near-miss shift (t_min - 1e-3)", a, ReLUNet(Ws, bs), False))
     return pairs
 
 
