@@ -540,3 +540,47 @@ def test_local_laws_hold_while_pattern_constant():
     off = ~np.eye(len(block.neurons), dtype=bool)
     assert np.max(np.abs(law_end.Q - block.Q)) < 1e-6
     assert np.max(np.abs(block.Q[off])) > 1e-3
+
+
+# ---- edge cases ------------------------------------------------------------------------------------
+
+def test_affine_against_one_hidden_layer():
+    affine = ReLUNet([[[1, 2]]], [[3]])
+    same = ReLUNet([[[1, 2], [-1, -2]], [[1, -1]]], [[3, -3], [0]])  # relu(u) - relu(-u) = u
+    off = ReLUNet([[[1, 2], [-1, -2]], [[1, -1]]], [[3, -2], [0]])
+    assert equivalent(affine, same).equivalent is True
+    v = equivalent(affine, off, n_samples=0)  # the constructive witness of procedure (a)
+    assert_witness(v, affine, off)
+
+
+def test_depth_mismatch_is_undecided_globally_and_decided_on_a_box():
+    rng = np.random.default_rng(17)
+    a = random_net([2, 3, 1], rng)
+    Ws, bs = a.exact_parameters()
+    # the same function with an extra always-active layer computing relu(z) = z on z >= 0... of a shifted copy
+    deeper = ReLUNet([Ws[0], np.eye(3, dtype=np.int64), Ws[1]], [bs[0], [0, 0, 0], bs[1]])
+    v = equivalent(a, deeper)
+    assert v.equivalent is None and not v.proof
+    box = equivalent(a, deeper, domain=BOX2)
+    assert box.equivalent is True and box.proof and box.procedure == "region enumeration"
+
+
+def test_canonical_networks_compute_the_same_function():
+    rng = np.random.default_rng(19)
+    X = [[F(int(i), 3), F(int(j), 2), F(int(k), 5)] for i, j, k in rng.integers(-6, 7, size=(12, 3))]
+    for widths in ([3, 4, 2], [3, 2, 4, 1], [3, 3, 4, 2, 1]):
+        net = plant_structure(random_net(widths, rng, zero_prob=0.2), rng)
+        for exact in (True, False):
+            form = canonical_form(net if exact else net.to_float(), exact=exact)
+            canon = form.network()
+            src = net if exact else net.to_float()
+            for x in X:
+                assert ref(canon, x) == ref(src, x)
+
+
+def test_verdict_text_and_bool():
+    a, b = odd_pair()
+    v = equivalent(a, b)
+    assert bool(v) and "equivalent on R^n0" in str(v)
+    w = equivalent(*shift_pair(F(-1)))
+    assert not bool(w) and "witness x =" in str(w)

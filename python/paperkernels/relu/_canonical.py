@@ -223,6 +223,12 @@ def _kink_form(W, b, C, A, d, *, orthant_active: Optional[List[bool]] = None):
 
 
 def one_hidden_layer_exact(net: ReLUNet) -> CanonicalForm:
+    if net.depth == 1:  # an affine map: no kinks
+        (A,), (d,) = net.exact_parameters()
+        parts = {"kink_weights": np.empty((0, net.n_inputs), dtype=object), "kink_biases": np.empty(0, dtype=object),
+                 "kink_outputs": np.empty((net.n_outputs, 0), dtype=object), "linear": A.copy(), "offset": d.copy()}
+        return CanonicalForm("one_hidden_layer", True, True, (net.n_inputs, 0, net.n_outputs), parts,
+                             {"constant": 0, "flipped": 0, "merged_away": 0})
     (W1, W2), (b1, b2) = net.exact_parameters()
     A = np.array([[ZERO] * W1.shape[1] for _ in range(W2.shape[0])], dtype=object).reshape(W2.shape[0], W1.shape[1])
     d = b2.copy()
@@ -377,8 +383,8 @@ def canonical_form_exact(net: ReLUNet, method: str = "auto") -> CanonicalForm:
             raise ValueError(f"method: 'affine' needs a network without hidden layers, got widths {net.widths}")
         return affine_exact(net)
     if method == "one_hidden_layer":
-        if net.depth != 2:
-            raise ValueError(f"method: 'one_hidden_layer' needs exactly one hidden layer, got widths {net.widths}")
+        if net.depth > 2:
+            raise ValueError(f"method: 'one_hidden_layer' needs at most one hidden layer, got widths {net.widths}")
         return one_hidden_layer_exact(net)
     if method == "bottleneck":
         if not is_bottleneck(net):

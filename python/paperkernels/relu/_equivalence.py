@@ -235,10 +235,22 @@ def random_witness(a: ReLUNet, b: ReLUNet, domain, n_samples: int, seed: int, n_
 
 # ---- constructive witness for one hidden layer ----------------------------------------------------
 
+def _one_hidden(net: ReLUNet):
+    """(W1, W2), (b1, b2) of a one-hidden-layer network; an affine map A x + d becomes
+    A relu(x) - A relu(-x) + d."""
+    if net.depth == 2:
+        return net.exact_parameters()
+    (A,), (d,) = net.exact_parameters()
+    n = net.n_inputs
+    eye = rat.fraction_array(np.eye(n, dtype=np.int64))
+    zeros = np.array([Fraction(0)] * (2 * n), dtype=object)
+    return (np.concatenate([eye, -eye]), np.concatenate([A, -A], axis=1)), (zeros, d)
+
+
 def difference_net(a: ReLUNet, b: ReLUNet) -> ReLUNet:
-    """One-hidden-layer network a - b (both one hidden layer)."""
-    (A1, A2), (a1, a2) = a.exact_parameters()
-    (B1, B2), (b1, b2) = b.exact_parameters()
+    """One-hidden-layer network a - b (each with at most one hidden layer)."""
+    (A1, A2), (a1, a2) = _one_hidden(a)
+    (B1, B2), (b1, b2) = _one_hidden(b)
     W1 = np.concatenate([A1, B1], axis=0)
     c1 = np.concatenate([a1, b1])
     W2 = np.concatenate([A2, -B2], axis=1)
@@ -390,6 +402,8 @@ def _form(net: ReLUNet, method: str, exact: bool) -> CanonicalForm:
 
 
 def _common_method(a: ReLUNet, b: ReLUNet) -> Optional[str]:
+    if {a.depth, b.depth} == {1, 2}:
+        return "one_hidden_layer"  # an affine map is a one-hidden-layer network without kinks
     if a.depth != b.depth:
         return None
     ma, mb = choose_method(a), choose_method(b)
