@@ -584,3 +584,40 @@ def test_verdict_text_and_bool():
     assert bool(v) and "equivalent on R^n0" in str(v)
     w = equivalent(*shift_pair(F(-1)))
     assert not bool(w) and "witness x =" in str(w)
+
+
+def _one_hidden_variants(rng):
+    """Float one-hidden-layer nets with duplicates, opposite pairs, zeros and extreme scales."""
+    n0, m = int(rng.integers(1, 4)), int(rng.integers(1, 6))
+    W1 = rng.integers(-2, 3, size=(m, n0)).astype(float) * 2.0 ** rng.integers(-3, 3, size=(m, 1))
+    b1 = rng.integers(-2, 3, size=m).astype(float)
+    W2 = rng.integers(-2, 3, size=(2, m)).astype(float)
+    b2 = rng.integers(-2, 3, size=2).astype(float)
+    base = ReLUNet([W1, W2], [b1, b2])
+    out = [base, moves.scale(base, 1, 0, 0.5)]
+    if m >= 1:  # duplicate of neuron 0 with the outgoing weights split, and an opposite copy
+        out.append(ReLUNet([np.vstack([W1, W1[:1]]), np.hstack([W2, -W2[:, :1]])], [np.append(b1, b1[0]), b2]))
+        out.append(ReLUNet([np.vstack([W1, -W1[:1]]), np.hstack([W2, W2[:, :1]])], [np.append(b1, -b1[0]), b2]))
+    scale = 2.0 ** float(rng.choice([-600, 0, 600]))
+    out.append(ReLUNet([W1 * scale, W2 / scale], [b1 * scale, b2]))
+    nudged = W1.copy()
+    nudged.flat[0] = np.nextafter(nudged.flat[0], np.inf)
+    out.append(ReLUNet([nudged, W2], [b1, b2]))
+    return out
+
+
+def test_one_hidden_fast_check_matches_exact():
+    from paperkernels.relu._fast import one_hidden_equal
+
+    rng = np.random.default_rng(23)
+    n_equal = n_total = 0
+    for _ in range(60):
+        nets = _one_hidden_variants(rng)
+        for a in nets[:3]:
+            for b in nets:
+                fast = one_hidden_equal(a, b)
+                exact = canonical_form(a, exact=True) == canonical_form(b, exact=True)
+                assert fast == exact
+                n_equal += exact
+                n_total += 1
+    assert 0.2 * n_total < n_equal < 0.9 * n_total

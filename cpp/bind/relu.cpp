@@ -7,6 +7,7 @@
 
 #include "bind_common.hpp"
 #include "paperkernels/relu/deep_form.hpp"
+#include "paperkernels/relu/one_hidden.hpp"
 
 namespace py = pybind11;
 using namespace paperkernels;
@@ -94,6 +95,29 @@ void bind_relu(py::module_& m) {
         py::gil_scoped_release release;
         return forms_equal(*a.form, *b.form);
       });
+
+  m.def(
+      "relu_one_hidden_equal",
+      [](const carray<double>& W1a, const carray<double>& b1a, const carray<double>& W2a, const carray<double>& b2a,
+         const carray<double>& W1b, const carray<double>& b1b, const carray<double>& W2b, const carray<double>& b2b) {
+        auto view = [](const carray<double>& W1, const carray<double>& b1, const carray<double>& W2,
+                       const carray<double>& b2, const char* name) {
+          bind::require_ndim(W1, 2, name);
+          bind::require_ndim(W2, 2, name);
+          const auto m = static_cast<std::size_t>(W1.shape(0)), n0 = static_cast<std::size_t>(W1.shape(1));
+          const auto n_out = static_cast<std::size_t>(W2.shape(0));
+          require(static_cast<std::size_t>(W2.shape(1)) == m && static_cast<std::size_t>(b1.size()) == m &&
+                      static_cast<std::size_t>(b2.size()) == n_out,
+                  std::string(name) + ": inconsistent shapes");
+          return relu::OneHiddenView{W1.data(), b1.data(), W2.data(), b2.data(), n0, m, n_out};
+        };
+        const auto a = view(W1a, b1a, W2a, b2a, "a");
+        const auto b = view(W1b, b1b, W2b, b2b, "b");
+        require(a.n0 == b.n0 && a.n_out == b.n_out, "b: expected the input and output sizes of a");
+        py::gil_scoped_release release;
+        return relu::OneHiddenDifference(a, b).equal();
+      },
+      "Exact equivalence of two one-hidden-layer float64 networks (procedure (a) on their difference).");
 
   m.def("relu_deep_form", &make_form, py::arg("weights"), py::arg("biases"),
         "Generic deep canonical form of a float64 network: scales, pivots and orders, with every close "

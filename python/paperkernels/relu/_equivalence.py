@@ -401,6 +401,18 @@ def _form(net: ReLUNet, method: str, exact: bool) -> CanonicalForm:
     return canonical_form(net, method=method, exact=exact)
 
 
+def _forms_equal(a: ReLUNet, b: ReLUNet, method: str, exact: bool) -> Tuple[bool, bool]:
+    """(equal canonical forms, the procedure is complete), exactly."""
+    if method == "one_hidden_layer" and not exact:
+        from ._fast import one_hidden_equal
+
+        same = one_hidden_equal(a, b)
+        if same is not None:
+            return same, True
+    fa, fb = _form(a, method, exact), _form(b, method, exact)
+    return fa == fb, fa.complete
+
+
 def _common_method(a: ReLUNet, b: ReLUNet) -> Optional[str]:
     if {a.depth, b.depth} == {1, 2}:
         return "one_hidden_layer"  # an affine map is a one-hidden-layer network without kinks
@@ -480,7 +492,7 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
         return found[0] if found else None
 
     method = _common_method(a, b)
-    fast_forms = method == "deep_generic" and not exact and not a.rational and not b.rational
+    fast_forms = method in ("deep_generic", "one_hidden_layer") and not exact and not a.rational and not b.rational
     if procedure == "auto" and not fast_forms:
         # Cheap float pre-filter: exact work only where the float difference is far above round-off.
         w = search(min_score=1e-9)
@@ -489,14 +501,14 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
 
     if procedure in ("auto", "canonical"):
         if method is not None:
-            fa, fb = _form(a, method, exact), _form(b, method, exact)
+            same, complete = _forms_equal(a, b, method, exact)
             proc = f"canonical form ({method})"
-            if fa == fb:
+            if same:
                 return Verdict(True, True, "global", proc, None, None, box,
                                "equal canonical forms: equivalent on all of R^n0" + (" (hence on the box)" if box is not None else ""),
                                stats)
             stats["canonical"] = "different"
-            if box is None and fa.complete:
+            if box is None and complete:
                 w = search()
                 if w is None and method == "one_hidden_layer":
                     w = one_hidden_layer_witness(a, b)
@@ -508,7 +520,7 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
                 w = search()
                 if w is not None:
                     return verdict(False, True, proc, w, "different canonical forms; witness checked exactly")
-                why = ("the form is complete only on identifiable parameters" if not fa.complete else
+                why = ("the form is complete only on identifiable parameters" if method == "deep_generic" else
                        "equality on the box is weaker than global equality" if box is not None else
                        "the bottleneck procedure is a reconstruction, so without a witness this is not a proof")
                 return verdict(False, False, proc, None, "different canonical forms, no witness found; " + why)

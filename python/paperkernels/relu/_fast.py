@@ -46,3 +46,12 @@ def deep_forms_equal(a: CanonicalForm, b: CanonicalForm) -> Optional[bool]:
         return None
     result = ha.equals(hb)
     return None if result < 0 else bool(result)
+
+
+def one_hidden_equal(a: ReLUNet, b: ReLUNet) -> Optional[bool]:
+    """Exact equivalence of two float one-hidden-layer networks in C++ (None when not applicable)."""
+    if a.rational or b.rational or a.depth != 2 or b.depth != 2:
+        return None
+    (A1, A2), (a1, a2) = a.float_parameters()
+    (B1, B2), (b1, b2) = b.float_parameters()
+    return bool(_core.relu_one_hidden_equal(A1, a1, A2, a2, B1, b1, B2, b2))
