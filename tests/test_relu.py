@@ -621,3 +621,17 @@ def test_one_hidden_fast_check_matches_exact():
                 n_equal += exact
                 n_total += 1
     assert 0.2 * n_total < n_equal < 0.9 * n_total
+
+
+def test_one_hidden_fast_check_with_underflowing_keys():
+    from paperkernels.relu._fast import one_hidden_equal
+
+    # the key entry 1e-300 / 1e300 underflows to 0 in floats but is not 0
+    a = ReLUNet([np.array([[1e300, 1e-300]]), np.array([[1.0]])], [np.zeros(1), np.zeros(1)])
+    b = ReLUNet([np.array([[1.0, 0.0]]), np.array([[1e300]])], [np.zeros(1), np.zeros(1)])
+    assert one_hidden_equal(a, b) is False
+    assert canonical_form(a, exact=True) != canonical_form(b, exact=True)
+    c = ReLUNet([np.array([[2.0**-600, 2.0**-1000]]), np.array([[2.0**600]])], [np.array([2.0**-700]), np.zeros(1)])
+    d = ReLUNet([np.array([[1.0, 2.0**-400]]), np.array([[1.0]])], [np.array([2.0**-100]), np.zeros(1)])
+    assert one_hidden_equal(c, d) is True
+    assert canonical_form(c, exact=True) == canonical_form(d, exact=True)

@@ -131,12 +131,16 @@ class OneHiddenDifference {
     const std::size_t n0 = nets_[0].n0;
     for (std::size_t k = x.pivot + 1; k <= n0; ++k) {
       const double u = keys_[x.key + k], v = keys_[y.key + k];
-      // Each key entry is one correctly rounded division: relative error <= 2^-53.
-      if (std::fabs(u - v) > 0x1p-51 * (std::fabs(u) + std::fabs(v))) return u < v ? -1 : 1;
-      if (u == 0.0 && v == 0.0) continue;  // zero entries are exact
       double nu, du, nv, dv;
       ratio(x, k, nu, du);
       ratio(y, k, nv, dv);
+      // A key entry is one correctly rounded division: relative error <= 2^-53 unless the quotient
+      // left the normal range (underflow to a subnormal or zero, overflow): then decide exactly.
+      const bool trusted = (nu == 0.0 || std::isnormal(u)) && (nv == 0.0 || std::isnormal(v));
+      if (trusted) {
+        if (nu == 0.0 && nv == 0.0) continue;  // zero entries are exact
+        if (std::fabs(u - v) > 0x1p-51 * (std::fabs(u) + std::fabs(v))) return u < v ? -1 : 1;
+      }
       // nu/du - nv/dv has the sign of (nu dv - nv du) * sign(du dv)
       Factors l, r;
       l.push(nu);
