@@ -635,3 +635,14 @@ def test_one_hidden_fast_check_with_underflowing_keys():
     d = ReLUNet([np.array([[1.0, 2.0**-400]]), np.array([[1.0]])], [np.array([2.0**-100]), np.zeros(1)])
     assert one_hidden_equal(c, d) is True
     assert canonical_form(c, exact=True) == canonical_form(d, exact=True)
+
+
+def test_many_inputs_skip_region_enumeration():
+    rng = np.random.default_rng(29)
+    a = float_net([13, 4, 3, 1], rng)
+    b = ReLUNet(list(a.weights), list(a.biases[:-1]) + [a.biases[-1] + 1.0])
+    box = ([-1] * 13, [1] * 13)
+    with pytest.raises(ValueError, match="procedure: region enumeration handles at most 12 inputs"):
+        equivalent(a, b, domain=box, procedure="regions")
+    v = equivalent(a, b, domain=box)
+    assert_witness(v, a, b)

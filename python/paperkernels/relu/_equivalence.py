@@ -17,6 +17,8 @@ from ._net import ReLUNet
 from ._regions import Leaf, RegionBudgetExceeded, enumerate_regions
 
 PROCEDURES = ("auto", "canonical", "regions", "milp", "sampling")
+AUTO_REGION_INPUTS = 6  # "auto" enumerates regions only for this many inputs or fewer
+MAX_REGION_INPUTS = 12
 
 
 @dataclass(frozen=True)
@@ -460,8 +462,8 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
     symmetry-aware reconstruction; otherwise the generic scale+sort form, which is sound but
     incomplete). Equal forms prove global equivalence. Otherwise random and probe points look for a
     witness; then, for n0 = 1, every breakpoint is compared exactly (global or on the interval); on a
-    box, exact region enumeration decides (small n0), with the difference MILP as the fallback when
-    the enumeration budget runs out.
+    box, exact region enumeration decides (n0 <= 6), with the difference MILP as the fallback when
+    the enumeration budget runs out or n0 is larger.
     """
     check_pair(a, b)
     if procedure not in PROCEDURES:
@@ -559,7 +561,10 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
         return verdict(False, False, f"canonical form ({method})", None, detail)
 
     lo, hi = box
-    if procedure in ("auto", "regions"):
+    if procedure == "regions" and a.n_inputs > MAX_REGION_INPUTS:
+        raise ValueError(f"procedure: region enumeration handles at most {MAX_REGION_INPUTS} inputs "
+                         f"(a box has 2^n0 vertices), got n0 = {a.n_inputs}; use procedure='milp'")
+    if procedure == "regions" or (procedure == "auto" and a.n_inputs <= AUTO_REGION_INPUTS):
         try:
             eq, w, leaves = regions_verdict(a, b, lo, hi, max_regions)
             stats["regions"] = leaves
