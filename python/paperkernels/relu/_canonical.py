@@ -138,6 +138,15 @@ def forms_equal(a: CanonicalForm, b: CanonicalForm) -> bool:
 
 # ---- shared helpers ----------------------------------------------------------------------------
 
+def _int_key(row) -> Tuple[int, ...]:
+    """A hashable exact key of a tuple of Fractions (reduced numerator/denominator pairs)."""
+    out = []
+    for v in row:
+        out.append(v.numerator)
+        out.append(v.denominator)
+    return tuple(out)
+
+
 def _first_nonzero(row) -> Optional[int]:
     for q, v in enumerate(row):
         if v != 0:
@@ -211,9 +220,15 @@ def _kink_form(W, b, C, A, d, *, orthant_active: Optional[List[bool]] = None):
             d += c * beta
             w, beta = -w, -beta
             n_flipped += 1
-        key = tuple(w) + (beta,)
-        merged[key] = merged[key] + c if key in merged else c.copy()
-    keys = sorted(k for k, c in merged.items() if any(v != 0 for v in c))
+        row = tuple(w) + (beta,)
+        key = _int_key(row)  # hashing Fractions is slow (a modular inverse each); ints are not
+        if key in merged:
+            merged[key] = (row, merged[key][1] + c)
+        else:
+            merged[key] = (row, c.copy())
+    rows_c = {row: c for row, c in merged.values() if any(v != 0 for v in c)}
+    keys = sorted(rows_c)
+    merged = rows_c
     n = W.shape[1]
     Wc = _stack_rows([np.array(k[:-1], dtype=object) for k in keys], n)
     bc = np.array([k[-1] for k in keys], dtype=object)
@@ -272,13 +287,15 @@ def deep_generic_exact(net: ReLUNet) -> CanonicalForm:
                     changed = True
                     continue
                 m = max(rat.max_abs(w), abs(beta))
-                key = tuple(w / m) + (beta / m,)
+                row = tuple(w / m) + (beta / m,)
+                key = _int_key(row)
                 if key in rows:
-                    rows[key] = rows[key] + col * m
+                    rows[key] = (row, rows[key][1] + col * m)
                     merged_total += 1
                     changed = True
                 else:
-                    rows[key] = col * m
+                    rows[key] = (row, col * m)
+            rows = dict(rows.values())
             keys = sorted(rows)
             n_in = W.shape[1]
             Ws[l - 1] = _stack_rows([np.array(k[:-1], dtype=object) for k in keys], n_in)
