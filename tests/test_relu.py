@@ -648,3 +648,15 @@ def test_many_inputs_skip_region_enumeration():
         equivalent(a, b, domain=box, procedure="regions")
     v = equivalent(a, b, domain=box)
     assert_witness(v, a, b)
+
+
+def test_bottleneck_shift_that_makes_a_reader_cut():
+    # layer-2 neuron 0 is u z_0 (always active, beta = 0); a valid shift of layer-1 neuron 0 turns it
+    # into a CUT neuron; the canonical shift must turn it back and fold it again.
+    a = ReLUNet([[[1, 0], [0, 1]], [[1, 0], [2, -1]], [[3, -1]]], [[0, 0], [0, -1], [0]])
+    assert moves.shift_bounds(a, 1, 0) == 0
+    b = moves.shift_hidden_bias(a, 1, 0, F(3, 2))
+    assert not moves.is_always_active(b, 2, 0)
+    assert canonical_form(a) == canonical_form(b)
+    assert equivalent(a, b).equivalent is True
+    assert regions_equal(a, b, [-3, -3], [3, 3])

@@ -308,6 +308,73 @@ def deep_generic_exact(net: ReLUNet) -> CanonicalForm:
 
 # ---- (c) three-layer bottleneck ----------------------------------------------------------------
 
+def _fold_layer2(U, beta, G, V, v, counts):
+    """Step 2 on the orthant: fold ACTIVE rows into (V, v), drop DEAD and silent rows; keep CUT rows.
+
+    Returns the CUT rows and whether any row was folded or dropped.
+    """
+    keep = []
+    for k in range(U.shape[0]):
+        u, b, gamma = U[k], beta[k], G[:, k]
+        if all(g == 0 for g in gamma):
+            counts["silent"] += 1
+        elif all(x >= 0 for x in u) and b >= 0:
+            V += np.outer(gamma, u)
+            v += gamma * b
+            counts["active"] += 1
+        elif all(x <= 0 for x in u) and b <= 0:
+            counts["dead"] += 1
+        else:
+            keep.append(k)
+    n1, n3 = U.shape[1], G.shape[0]
+    changed = len(keep) < U.shape[0]
+    return U[keep].reshape(len(keep), n1), beta[keep], G[:, keep].reshape(n3, len(keep)), changed
+
+
+def _hidden_pass(W1, b1, U, beta, G, V, v, classes) -> bool:
+    """Step 3: for each layer-1 neuron whose hyperplane is invisible, flip its constant-active readers
+    (symmetry 3) and shift its bias to the canonical end of the valid range (symmetry 6); zero the
+    rows of irrelevant neurons. Returns True when some bias moved."""
+    n0, n1, n3 = W1.shape[1], W1.shape[0], V.shape[0]
+    moved = False
+    for i in sorted(range(n1), key=lambda q: tuple(W1[q]) + (b1[q],)):
+        rel = [k for k in range(U.shape[0]) if U[k, i] != 0]
+        const_active, both = [], False
+        for k in rel:
+            others = [U[k, q] for q in range(n1) if q != i]
+            if beta[k] >= 0 and all(x >= 0 for x in others):
+                const_active.append(k)
+            elif not (beta[k] <= 0 and all(x <= 0 for x in others)):
+                both = True
+                break
+        if both:
+            classes[i] = "preserved"
+            continue
+        slope = V[:, i] + sum((G[:, k] * U[k, i] for k in const_active), np.array([ZERO] * n3, dtype=object))
+        if any(x != 0 for x in slope):
+            classes[i] = "preserved"
+            continue
+        if not rel:
+            classes[i] = "irrelevant"
+            if any(x != 0 for x in W1[i]) or b1[i] != 0:
+                W1[i] = np.array([ZERO] * n0, dtype=object)
+                b1[i] = ZERO
+            continue
+        classes[i] = "hidden"
+        for k in const_active:
+            V += np.outer(G[:, k], U[k])
+            v += G[:, k] * beta[k]
+            U[k] = -U[k]
+            beta[k] = -beta[k]
+        t_star = max(beta[k] / U[k, i] for k in rel)
+        if t_star != 0:
+            moved = True
+            b1[i] += t_star
+            for k in rel:
+                beta[k] -= U[k, i] * t_star
+    return moved
+
+
 def bottleneck_exact(net: ReLUNet) -> CanonicalForm:
     (W1, W2, W3), (b1, b2, b3) = net.exact_parameters()
     W1, b1, W2, b2, W3 = W1.copy(), b1.copy(), W2.copy(), b2.copy(), W3.copy()
@@ -318,61 +385,20 @@ def bottleneck_exact(net: ReLUNet) -> CanonicalForm:
         W1[i] = W1[i] / m
         b1[i] = b1[i] / m
         W2[:, i] = W2[:, i] * m
-    # 2. classify layer-2 neurons on the orthant O; fold ACTIVE into (V, v), drop DEAD.
     V = np.array([[ZERO] * n1 for _ in range(n3)], dtype=object).reshape(n3, n1)
     v = b3.copy()
-    cut = []
-    counts = {"active": 0, "dead": 0, "cut": 0, "silent": 0}
-    for k in range(n2):
-        u, beta, gamma = W2[k], b2[k], W3[:, k]
-        if all(g == 0 for g in gamma):
-            counts["silent"] += 1
-        elif all(x >= 0 for x in u) and beta >= 0:
-            V += np.outer(gamma, u)
-            v += gamma * beta
-            counts["active"] += 1
-        elif all(x <= 0 for x in u) and beta <= 0:
-            counts["dead"] += 1
-        else:
-            cut.append(k)
-            counts["cut"] += 1
-    # Merge and orient the CUT neurons first (relu(p) = relu(-p) + p keeps a CUT neuron CUT).
-    U, beta, G, _ = _kink_form(W2[cut].reshape(len(cut), n1), b2[cut], W3[:, cut].reshape(n3, len(cut)), V, v)
-    # 3. hidden layer-1 neurons: flip constant-active readers, shift the bias canonically.
-    order = sorted(range(n1), key=lambda i: tuple(W1[i]) + (b1[i],))
+    counts = {"active": 0, "dead": 0, "silent": 0}
     classes = ["preserved"] * n1
-    for i in order:
-        rel = [k for k in range(U.shape[0]) if U[k, i] != 0]
-        const_active, both = [], False
-        for k in rel:
-            others = [U[k, q] for q in range(n1) if q != i]
-            if beta[k] >= 0 and all(x >= 0 for x in others):
-                const_active.append(k)
-            elif beta[k] <= 0 and all(x <= 0 for x in others):
-                pass
-            else:
-                both = True
-                break
-        if both:
-            continue
-        slope = V[:, i] + sum((G[:, k] * U[k, i] for k in const_active), np.array([ZERO] * n3, dtype=object))
-        if any(x != 0 for x in slope):
-            continue
-        if not rel:
-            classes[i] = "irrelevant"
-            W1[i] = np.array([ZERO] * n0, dtype=object)
-            b1[i] = ZERO
-            continue
-        classes[i] = "hidden"
-        for k in const_active:
-            V += np.outer(G[:, k], U[k])
-            v += G[:, k] * beta[k]
-            U[k] = -U[k]
-            beta[k] = -beta[k]
-        t_star = max(beta[k] / U[k, i] for k in rel)
-        b1[i] += t_star
-        for k in rel:
-            beta[k] -= U[k, i] * t_star
+    U, beta, G = W2, b2, W3
+    # 2-3, repeated until stable: a canonical shift can turn a reader ACTIVE (beta = 0, u >= 0) or
+    # DEAD, and folding it changes which hyperplanes are hidden.
+    for _ in range(n2 + 2):
+        U, beta, G, folded = _fold_layer2(U, beta, G, V, v, counts)
+        U, beta, G, _ = _kink_form(U, beta, G, V, v)  # merge and orient the CUT neurons
+        shifted = _hidden_pass(W1, b1, U, beta, G, V, v, classes)
+        if not folded and not shifted:
+            break
+    counts["cut"] = U.shape[0]
     # 4. sort layer-1 rows, permuting the z-coordinates.
     perm = sorted(range(n1), key=lambda i: tuple(W1[i]) + (b1[i],))
     classes_by_neuron = tuple(classes)
