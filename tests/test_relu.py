@@ -660,3 +660,22 @@ def test_bottleneck_shift_that_makes_a_reader_cut():
     assert canonical_form(a) == canonical_form(b)
     assert equivalent(a, b).equivalent is True
     assert regions_equal(a, b, [-3, -3], [3, 3])
+
+
+def test_bottleneck_form_complete_on_many_planted_compositions():
+    """Several hidden neurons, zeros and planted blocks; moves 1-6 in random order."""
+    rng = np.random.default_rng(31)
+    done = 0
+    while done < 150:
+        widths = [[2, 2, 3, 1], [3, 2, 4, 1], [2, 2, 2, 2], [3, 3, 3, 1], [2, 1, 3, 1]][done % 5]
+        net = random_net(widths, rng, zero_prob=float(rng.choice([0.0, 0.3])))
+        if rng.random() < 0.5:
+            net = plant_structure(net, rng)
+        for i in range(widths[1]):
+            if rng.random() < 0.4:
+                net = plant_hidden(net, rng, neuron=i)
+        if canonical_form(net).method != "bottleneck":
+            continue
+        moved, applied = random_moves(net, rng, int(rng.integers(1, 9)))
+        assert canonical_form(net) == canonical_form(moved), applied
+        done += 1
