@@ -93,8 +93,11 @@ class FiberDescription:
         ``"preserved"``, ``"hidden"`` (their hyperplane is invisible in the function: symmetry 6
         applies) or ``"irrelevant"``.
     symmetry_directions : dict
-        Independent directions generated at this parameter by rescaling (symmetry 2), free dead
-        neurons (4), mixing of always-active blocks (5) and hidden-bias shifts (6); they may overlap.
+        Directions generated at this parameter by rescaling (symmetry 2), free dead neurons (4),
+        mixing of always-active blocks (5, the off-diagonal part of GL) and hidden-bias shifts (6).
+        An accounting of the named moves, not a bound: the fiber can be larger (an always-active
+        block feeding fewer outputs than its width has more freedom than GL), which ``dimension``
+        measures.
     dimension : int
         Local dimension of the fiber, ``n_parameters - functional_dimension`` (numerical).
     free_directions : ndarray of shape (n_parameters, dimension)
