@@ -111,7 +111,7 @@ def make_pairs(rng, quick):
     """(kind, a, b, truth) with truth known by construction."""
     pairs = []
     n_each = 3 if quick else 8
-    for r in range(n_each):
+    for _ in range(n_each):
         # bottleneck 4 -> 3 -> 6 -> 1 with planted always-active and hidden structure
         W1 = rng.integers(-4, 5, size=(3, 4)) / 2
         W1[np.arange(3), np.arange(3)] = 3  # full row rank

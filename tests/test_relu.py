@@ -17,7 +17,6 @@ from paperkernels.relu import (
     moves,
     neuron_gradients,
 )
-from paperkernels.relu._regions import enumerate_regions
 
 from relu_reference import plant_hidden, plant_structure, random_moves, random_net, ref
 
@@ -246,7 +245,7 @@ def test_random_move_compositions_are_equivalent(widths, method):
 @pytest.mark.parametrize("widths,method", ARCHS)
 def test_perturbations_give_exact_witnesses(widths, method):
     rng = np.random.default_rng(7 + len(widths))
-    for trial in range(3):
+    for _ in range(3):
         net = random_net(widths, rng)
         Ws, bs = (list(x) for x in net.exact_parameters())
         Ws = [W.copy() for W in Ws]

@@ -21,8 +21,6 @@ fiber_description, functional_dimension, conservation_laws, gd_drift, local_cons
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import moves
 from ._canonical import CanonicalForm, canonical_form_exact, choose_method, is_bottleneck
 from ._conservation import conservation_laws, gd_drift, local_conservation_laws, neuron_gradients

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
@@ -348,7 +348,7 @@ def line_extent(a: ReLUNet, b: ReLUNet, max_regions: int) -> Fraction:
             xs = [p[0][0] for p in leaf.vertices]
             left, right = min(xs), max(xs)
             for log in leaf.pre:
-                for coef, c, active in log:
+                for coef, c, _active in log:
                     s = coef[0]
                     if s == 0:
                         continue

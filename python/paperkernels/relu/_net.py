@@ -268,7 +268,7 @@ class ReLUNet:
             pts = np.asarray(pts, dtype=np.float64)
             Ws, bs = self.float_parameters()
             values, z = [], pts
-            for l, (W, b) in enumerate(zip(Ws, bs)):
+            for W, b in zip(Ws, bs):
                 pre = z @ W.T + b
                 values.append(pre)
                 z = np.maximum(pre, 0.0)

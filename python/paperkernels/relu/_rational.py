@@ -5,18 +5,12 @@ float64 values are exact dyadic rationals, so ``Fraction(x)`` is exact; everythi
 
 from __future__ import annotations
 
-import numbers
 from fractions import Fraction
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 _to_fraction = np.frompyfunc(lambda v: v if type(v) is Fraction else Fraction(v), 1, 1)
-
-
-def is_rational_scalar(value: Any) -> bool:
-    """True for exact non-float numbers (Fraction, int) that are not bool."""
-    return isinstance(value, numbers.Rational) and not isinstance(value, (bool, np.bool_))
 
 
 def fraction_array(a: Any) -> np.ndarray:
@@ -29,8 +23,13 @@ def fraction_array(a: Any) -> np.ndarray:
 
 
 def float_array(a: np.ndarray) -> np.ndarray:
-    """float64 array of the (rounded) values of an object array of Fractions."""
-    return np.asarray(a, dtype=np.float64) if a.dtype != object else np.vectorize(float, otypes=[np.float64])(a) if a.size else np.zeros(a.shape)
+    """float64 array of the (rounded to nearest) values of an object array of Fractions."""
+    if a.dtype != object:
+        return np.asarray(a, dtype=np.float64)
+    out = np.empty(a.shape, dtype=np.float64)
+    for idx, v in np.ndenumerate(a):
+        out[idx] = float(v)
+    return out
 
 
 def exactly_float(a: np.ndarray) -> bool:
@@ -40,15 +39,6 @@ def exactly_float(a: np.ndarray) -> bool:
         if not np.isfinite(f) or Fraction(f) != v:
             return False
     return True
-
-
-def relu(a: np.ndarray) -> np.ndarray:
-    """Elementwise max(a, 0) on an object array of Fractions."""
-    out = a.copy()
-    for idx, v in np.ndenumerate(a):
-        if v < 0:
-            out[idx] = Fraction(0)
-    return out
 
 
 def row_echelon(M: np.ndarray) -> Tuple[np.ndarray, List[int]]:
@@ -151,7 +141,3 @@ def inverse(G: np.ndarray) -> Optional[np.ndarray]:
 
 def max_abs(values: Sequence[Fraction]) -> Fraction:
     return max((abs(v) for v in values), default=Fraction(0))
-
-
-def lex_key(row: Sequence[Fraction]) -> Tuple[Fraction, ...]:
-    return tuple(row)
