@@ -580,7 +580,9 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
     if w is not None:
         return verdict(False, True, "milp", w, "the MILP's maximiser of the difference, checked exactly")
     if best is None:
-        return verdict(None, False, "milp", None, "undecided: region budget exceeded and highspy is not installed")
+        return verdict(None, False, "milp", None,
+                       "undecided: region enumeration did not apply (budget or input dimension) and highspy, "
+                       "needed for the MILP check, is not installed")
     return verdict(None, False, "milp", None,
                    f"the MILP found no difference above tolerance (max {best:.3g}; {status}); floating-point "
                    "optimisation is not a proof of equivalence")
