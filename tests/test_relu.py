@@ -678,3 +678,31 @@ def test_bottleneck_form_complete_on_many_planted_compositions():
         moved, applied = random_moves(net, rng, int(rng.integers(1, 9)))
         assert canonical_form(net) == canonical_form(moved), applied
         done += 1
+
+
+def test_without_highspy_the_box_question_is_undecided(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "highspy", None)  # import highspy -> ImportError
+    net, other = gl_pair()
+    v = equivalent(net, other, domain=([-1] * 3, [1] * 3), procedure="milp", n_samples=0)
+    assert v.equivalent is None and not v.proof and "highspy" in v.detail
+
+
+def test_weight_decay_shrinks_the_rescaling_law_exponentially():
+    net, X, Y = _flow_setup()
+    lam, dt, steps = 0.3, 1e-3, 300
+    theta, widths = net.parameter_vector(), net.widths
+    h0 = np.concatenate(conservation_laws(net))
+
+    def field(th):
+        return -_grad_vec(ReLUNet.from_parameter_vector(widths, th), X, Y) - lam * th
+
+    for _ in range(steps):
+        k1 = field(theta)
+        k2 = field(theta + dt / 2 * k1)
+        k3 = field(theta + dt / 2 * k2)
+        k4 = field(theta + dt * k3)
+        theta = theta + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    h = np.concatenate(conservation_laws(ReLUNet.from_parameter_vector(widths, theta)))
+    assert np.max(np.abs(h - h0 * np.exp(-2 * lam * dt * steps))) < 1e-6
