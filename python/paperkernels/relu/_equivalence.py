@@ -148,29 +148,30 @@ def _scale_of(net: ReLUNet) -> float:
     return float(max(1.0, np.max(offsets))) if offsets.size else 1.0
 
 
-def _probes(net: ReLUNet, base: np.ndarray, rng: np.random.Generator, step: float) -> List[np.ndarray]:
-    """Points on both sides of every neuron's (bent) hyperplane, reached by a Newton step from base points."""
+def _probes(net: ReLUNet, base: np.ndarray, rng: np.random.Generator, step: float) -> np.ndarray:
+    """Points on both sides of a random neuron's (bent) hyperplane per layer and base point, reached
+    by one Newton step on that neuron's pre-activation (vectorised over the base points)."""
     Ws, bs = net.float_parameters()
+    N, n0 = base.shape
+    z = base
+    J = np.broadcast_to(np.eye(n0), (N, n0, n0))
     out = []
-    n0 = net.n_inputs
-    for x in base:
-        z = x
-        J = np.eye(n0)
-        for W, b in zip(Ws[:-1], bs[:-1]):
-            pre = W @ z + b
-            G = W @ J
-            norms2 = np.einsum("ij,ij->i", G, G)
-            ok = norms2 > 0
-            if np.any(ok):
-                k = rng.choice(np.flatnonzero(ok))
-                g = G[k]
-                x0 = x - pre[k] * g / norms2[k]
-                d = g / math.sqrt(norms2[k])
-                out += [x0 + step * d, x0 - step * d, x0]
-            act = pre > 0
-            z = np.where(act, pre, 0.0)
-            J = G * act[:, None]
-    return out
+    for W, b in zip(Ws[:-1], bs[:-1]):
+        pre = z @ W.T + b  # (N, n)
+        G = np.einsum("jk,nkm->njm", W, J)  # gradients of the pre-activations, (N, n, n0)
+        k = rng.integers(0, W.shape[0], size=N)
+        g = G[np.arange(N), k]  # (N, n0)
+        norm2 = np.einsum("nm,nm->n", g, g)
+        ok = norm2 > 0
+        if np.any(ok):
+            g, x, p, norm2 = g[ok], base[ok], pre[np.arange(N), k][ok], norm2[ok]
+            x0 = x - (p / norm2)[:, None] * g
+            d = g / np.sqrt(norm2)[:, None]
+            out += [x0 + step * d, x0 - step * d, x0]
+        act = pre > 0
+        z = np.where(act, pre, 0.0)
+        J = G * act[:, :, None]
+    return np.concatenate(out) if out else np.zeros((0, n0))
 
 
 def sample_points(a: ReLUNet, b: ReLUNet, domain, n_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -192,11 +193,8 @@ def sample_points(a: ReLUNet, b: ReLUNet, domain, n_samples: int, rng: np.random
         hi = rat.float_array(domain[1])
         base = lo + (hi - lo) * rng.random(size=(max(1, n_samples // 3), n0))
     step_scale = 1e-3 * scale if domain is None else 1e-3 * float(np.min(rat.float_array(domain[1] - domain[0])))
-    probes = []
     sub = base[rng.choice(len(base), size=min(len(base), max(1, n_samples // 6)), replace=False)]
-    for net in (a, b):
-        probes += _probes(net, sub, rng, step_scale)
-    pts = np.concatenate([base] + ([np.array(probes)] if probes else []))
+    pts = np.concatenate([base] + [_probes(net, sub, rng, step_scale) for net in (a, b)])
     if domain is not None:
         pts = np.clip(pts, rat.float_array(domain[0]), rat.float_array(domain[1]))
     return pts[np.all(np.isfinite(pts), axis=1)]
