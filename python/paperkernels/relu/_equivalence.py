@@ -88,7 +88,7 @@ def as_domain(domain: Any, n0: int) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """(low, high) object arrays of Fractions from (low, high) or an (n0, 2) array."""
     if domain is None:
         return None
-    if isinstance(domain, tuple) and len(domain) == 2:
+    if isinstance(domain, (tuple, list)) and len(domain) == 2:  # (low, high); an ndarray is (n0, 2)
         lo, hi = domain
         lo = np.broadcast_to(np.asarray(lo, dtype=object), (n0,))
         hi = np.broadcast_to(np.asarray(hi, dtype=object), (n0,))
@@ -433,8 +433,10 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
     ----------
     a, b : ReLUNet
         Networks with the same input and output sizes (any depths and widths).
-    domain : None, (low, high) or array of shape (n0, 2)
-        None asks about all of R^n0; a box asks the weaker question of equality on the box.
+    domain : None, (low, high) or ndarray of shape (n0, 2)
+        None asks about all of R^n0; a box asks the weaker question of equality on the box. A tuple
+        or list of two entries is (low, high) (scalars or length-n0 vectors); an ndarray holds one
+        (low, high) row per input.
     exact : bool
         Compute canonical forms in exact rational arithmetic only (no float path).
     procedure : {"auto", "canonical", "regions", "milp", "sampling"}
