@@ -7,6 +7,7 @@
    against the difference MILP (HiGHS through highspy, verdict "equal" when the optimum is below a
    tolerance, the usual practice) and against random sampling; time and accuracy (ground truth by
    construction, perturbed pairs confirmed by an exact witness).
+3. How often Gaussian draws have hidden symmetries (fiber larger than the perm/scaling orbit).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from paperkernels._report import Report, best_time
-from paperkernels.relu import ReLUNet, canonical_form, equivalent, moves
+from paperkernels.relu import ReLUNet, canonical_form, equivalent, fiber_description, moves
 
 
 def numpy_deep_form(Ws, bs):
@@ -201,6 +202,23 @@ def bench_equivalence(report: Report, quick: bool) -> None:
         sys.exit(1)
 
 
+def bench_hidden_symmetries(report: Report, quick: bool) -> None:
+    report.heading("Gaussian draws whose fiber is larger than the permutation/scaling orbit")
+    rng = np.random.default_rng(2)
+    n = 10 if quick else 60
+    rows = []
+    for widths in ([3, 2, 4, 1], [2, 2, 2, 1], [3, 5, 5, 1], [5, 5, 5, 1]):
+        count = 0
+        t = time.perf_counter()
+        for _ in range(n):
+            net = random_net(widths, rng)
+            count += fiber_description(net, n_points=300).beyond_scaling
+        rows.append(["->".join(map(str, widths)), n, f"{100 * count / n:.0f}%", f"{(time.perf_counter() - t) / n * 1e3:.0f}"])
+    report.table(["widths", "draws", "beyond perm/scaling", "ms per draw"], rows)
+    report.line("(the paper's abstract reports 33-96% for Gaussian initialisations; local fiber dimension from the")
+    report.line("Jacobian rank on 300 points plus latent points, compared with the number of rescaling directions)")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, a smoke run of a few seconds")
@@ -208,6 +226,7 @@ def main(argv=None) -> int:
     report = Report()
     bench_canonical(report, args.quick)
     bench_equivalence(report, args.quick)
+    bench_hidden_symmetries(report, args.quick)
     return 0
 
 
