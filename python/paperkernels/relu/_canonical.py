@@ -201,7 +201,8 @@ def _kink_form(W, b, C, A, d, *, orthant_active: Optional[List[bool]] = None):
     """
     n_out = A.shape[0]
     merged: Dict[Tuple, np.ndarray] = {}
-    n_constant = n_flipped = 0
+    n_constant = 0
+    flipped = []
     for i in range(W.shape[0]):
         c = C[:, i]
         if all(v == 0 for v in c):
@@ -215,24 +216,28 @@ def _kink_form(W, b, C, A, d, *, orthant_active: Optional[List[bool]] = None):
             continue
         s = abs(w[p])
         w, beta, c = w / s, beta / s, c * s
-        if w[p] < 0:
-            A += np.outer(c, w)
-            d += c * beta
+        if w[p] < 0:  # c relu(u) = c relu(-u) + c u: the linear terms are added below
+            flipped.append(i)
             w, beta = -w, -beta
-            n_flipped += 1
         row = tuple(w) + (beta,)
         key = _int_key(row)  # hashing Fractions is slow (a modular inverse each); ints are not
         if key in merged:
             merged[key] = (row, merged[key][1] + c)
         else:
             merged[key] = (row, c.copy())
-    rows_c = {row: c for row, c in merged.values() if any(v != 0 for v in c)}
-    keys = sorted(rows_c)
-    merged = rows_c
+    n_flipped = len(flipped)
+    if flipped:  # sum of c_i (w_i, b_i) over the flipped neurons, from the unnormalised parameters
+        Cf = C[:, flipped].reshape(n_out, n_flipped)
+        Mf = np.concatenate([W[flipped].reshape(n_flipped, -1), b[flipped].reshape(-1, 1)], axis=1)
+        linear = rat.exact_matmul(Cf, Mf)
+        A += linear[:, :-1]
+        d += linear[:, -1]
+    kept = sorted(((row, c) for row, c in merged.values() if any(v != 0 for v in c)), key=lambda rc: rc[0])
+    keys = [row for row, _ in kept]
     n = W.shape[1]
     Wc = _stack_rows([np.array(k[:-1], dtype=object) for k in keys], n)
     bc = np.array([k[-1] for k in keys], dtype=object)
-    Cc = _columns([merged[k] for k in keys], n_out)
+    Cc = _columns([c for _, c in kept], n_out)
     stats = {"constant": n_constant, "flipped": n_flipped, "merged_away": W.shape[0] - n_constant - len(keys)}
     return Wc, bc, Cc, stats
 
@@ -295,12 +300,11 @@ def deep_generic_exact(net: ReLUNet) -> CanonicalForm:
                     changed = True
                 else:
                     rows[key] = (row, col * m)
-            rows = dict(rows.values())
-            keys = sorted(rows)
+            kept = sorted(rows.values(), key=lambda rc: rc[0])
             n_in = W.shape[1]
-            Ws[l - 1] = _stack_rows([np.array(k[:-1], dtype=object) for k in keys], n_in)
-            bs[l - 1] = np.array([k[-1] for k in keys], dtype=object)
-            Ws[l] = _columns([rows[k] for k in keys], Wn.shape[0])
+            Ws[l - 1] = _stack_rows([np.array(row[:-1], dtype=object) for row, _ in kept], n_in)
+            bs[l - 1] = np.array([row[-1] for row, _ in kept], dtype=object)
+            Ws[l] = _columns([col for _, col in kept], Wn.shape[0])
     widths = (net.n_inputs,) + tuple(W.shape[0] for W in Ws)
     info = {"dropped": dropped, "merged": merged_total, "constant_folded": folded}
     return CanonicalForm("deep_generic", True, False, widths, {"weights": tuple(Ws), "biases": tuple(bs)}, info)
@@ -313,20 +317,24 @@ def _fold_layer2(U, beta, G, V, v, counts):
 
     Returns the CUT rows and whether any row was folded or dropped.
     """
-    keep = []
+    keep, active = [], []
     for k in range(U.shape[0]):
         u, b, gamma = U[k], beta[k], G[:, k]
         if all(g == 0 for g in gamma):
             counts["silent"] += 1
         elif all(x >= 0 for x in u) and b >= 0:
-            V += np.outer(gamma, u)
-            v += gamma * b
+            active.append(k)
             counts["active"] += 1
         elif all(x <= 0 for x in u) and b <= 0:
             counts["dead"] += 1
         else:
             keep.append(k)
     n1, n3 = U.shape[1], G.shape[0]
+    if active:  # the always-active block acts linearly on the orthant
+        M = np.concatenate([U[active].reshape(len(active), n1), beta[active].reshape(-1, 1)], axis=1)
+        linear = rat.exact_matmul(G[:, active].reshape(n3, len(active)), M)
+        V += linear[:, :-1]
+        v += linear[:, -1]
     changed = len(keep) < U.shape[0]
     return U[keep].reshape(len(keep), n1), beta[keep], G[:, keep].reshape(n3, len(keep)), changed
 

@@ -139,5 +139,34 @@ def inverse(G: np.ndarray) -> Optional[np.ndarray]:
     return R[:, n:]
 
 
+def _integer_matrix(A: np.ndarray) -> Tuple[np.ndarray, int]:
+    """A = N / d with N an object array of Python ints and d > 0 the lcm of the denominators."""
+    import math
+
+    d = 1
+    for v in A.flat:
+        d = math.lcm(d, v.denominator)
+    N = np.empty(A.shape, dtype=object)
+    for idx, v in np.ndenumerate(A):
+        N[idx] = v.numerator * (d // v.denominator)
+    return N, d
+
+
+def exact_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Exact product of two Fraction matrices through integer matrices (no gcd in the inner loop)."""
+    if A.shape[1] == 0:
+        out = np.empty((A.shape[0], B.shape[1]), dtype=object)
+        out.fill(Fraction(0))
+        return out
+    NA, dA = _integer_matrix(A)
+    NB, dB = _integer_matrix(B)
+    P = np.dot(NA, NB)
+    den = dA * dB
+    out = np.empty(P.shape, dtype=object)
+    for idx, v in np.ndenumerate(P):
+        out[idx] = Fraction(v, den)
+    return out
+
+
 def max_abs(values: Sequence[Fraction]) -> Fraction:
     return max((abs(v) for v in values), default=Fraction(0))
