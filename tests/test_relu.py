@@ -706,3 +706,16 @@ def test_weight_decay_shrinks_the_rescaling_law_exponentially():
         theta = theta + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
     h = np.concatenate(conservation_laws(ReLUNet.from_parameter_vector(widths, theta)))
     assert np.max(np.abs(h - h0 * np.exp(-2 * lam * dt * steps))) < 1e-6
+
+
+def test_canonical_form_method_checks():
+    rng = np.random.default_rng(37)
+    deep = random_net([2, 3, 3, 1], rng)
+    with pytest.raises(ValueError, match="method: expected one of"):
+        canonical_form(deep, "nope")
+    with pytest.raises(ValueError, match="method: 'bottleneck' needs two hidden layers with n1 <= n0"):
+        canonical_form(deep, "bottleneck")
+    with pytest.raises(ValueError, match="method: 'one_hidden_layer' needs at most one hidden layer"):
+        canonical_form(deep, "one_hidden_layer")
+    with pytest.raises(TypeError, match="net: expected a ReLUNet"):
+        canonical_form([1, 2])
