@@ -30,14 +30,16 @@ def ref(net, x):
 
 
 def rand_fraction(rng, size, den=4, span=6, zero_prob=0.0):
-    num = rng.integers(-span, span + 1, size=size)
-    den_ = rng.integers(1, den + 1, size=size)
-    out = np.empty(size, dtype=object)
-    for idx in np.ndindex(*np.atleast_1d(size)) if isinstance(size, tuple) else [(i,) for i in range(size)]:
-        v = Fraction(int(num[idx]), int(den_[idx]))
-        if v == 0 or (zero_prob and rng.random() < zero_prob):
-            v = Fraction(0) if zero_prob else Fraction(1, int(den_[idx]) + 1)
-        out[idx] = v
+    """Random small Fractions num/den; exact zeros with probability zero_prob (none otherwise)."""
+    shape = size if isinstance(size, tuple) else (size,)
+    out = np.empty(shape, dtype=object)
+    for idx in np.ndindex(*shape):
+        num, d = int(rng.integers(-span, span + 1)), int(rng.integers(1, den + 1))
+        if zero_prob and rng.random() < zero_prob:
+            num = 0
+        elif num == 0:
+            num = 1 if zero_prob == 0 else 0
+        out[idx] = Fraction(num, d)
     return out
 
 
