@@ -8,6 +8,7 @@ namespace py = pybind11;
 void bind_common(py::module_& m);
 void bind_shapes(py::module_& m);
 void bind_greedy(py::module_& m);
+void bind_relu(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "paperkernels C++ core (private: import paperkernels instead)";
@@ -29,4 +30,5 @@ PYBIND11_MODULE(_core, m) {
   bind_common(m);
   bind_shapes(m);
   bind_greedy(m);
+  bind_relu(m);
 }

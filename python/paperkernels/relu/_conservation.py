@@ -1,0 +1,151 @@
+"""Conservation laws of gradient flow induced by the rescaling and GL symmetries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List, Tuple
+
+import numpy as np
+
+from .._validation import as_array, as_float, check_same_length
+from . import _rational as rat
+from ._net import ReLUNet
+
+
+@dataclass(frozen=True)
+class LocalLaw:
+    """The GL-symmetry laws of one always-active block: all entries of Q are conserved."""
+
+    layer: int
+    neurons: Tuple[int, ...]
+    Q: np.ndarray
+
+
+def _parameters(net: ReLUNet, exact: bool):
+    if exact or net.rational:
+        return net.exact_parameters()
+    return net.float_parameters()
+
+
+def conservation_laws(net: ReLUNet, *, exact: bool = False) -> List[np.ndarray]:
+    """Per hidden neuron ``h_{l,i} = ||W_l[i, :]||^2 + b_l[i]^2 - ||W_{l+1}[:, i]||^2``.
+
+    Conserved along gradient flow ``theta' = -grad L`` for any loss (the rescaling symmetry). With
+    weight decay lambda it decays as ``h(t) = h(0) exp(-2 lambda t)``; momentum breaks it.
+    Returns one array per hidden layer (Fractions when ``exact`` or the network is rational).
+    """
+    if not isinstance(net, ReLUNet):
+        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    Ws, bs = _parameters(net, exact)
+    out = []
+    for l in range(net.depth - 1):
+        W, b, Wn = Ws[l], bs[l], Ws[l + 1]
+        out.append((W * W).sum(axis=1) + b * b - (Wn * Wn).sum(axis=0))
+    return out
+
+
+def _check_grads(net: ReLUNet, grads: Any) -> Tuple[List[np.ndarray], List[np.ndarray]]:
+    if not isinstance(grads, (list, tuple)) or len(grads) != 2:
+        raise TypeError("grads: expected (weight_gradients, bias_gradients), two lists with one array per layer")
+    gW, gb = grads
+    if len(gW) != net.depth or len(gb) != net.depth:
+        raise ValueError(f"grads: expected {net.depth} weight and {net.depth} bias gradients, got {len(gW)} and {len(gb)}")
+    outW, outb = [], []
+    for l, (W, b) in enumerate(zip(net.weights, net.biases)):
+        for name, g, ref, store in ((f"grads[0][{l}]", gW[l], W, outW), (f"grads[1][{l}]", gb[l], b, outb)):
+            arr = np.asarray(g, dtype=object if (net.rational or np.asarray(g).dtype == object) else np.float64)
+            if arr.shape != ref.shape:
+                raise ValueError(f"{name}: expected shape {ref.shape}, got {arr.shape}")
+            if arr.dtype == object:
+                arr = rat.fraction_array(arr)
+            elif not np.all(np.isfinite(arr)):
+                raise ValueError(f"{name}: expected finite values, got NaN or infinity")
+            store.append(arr)
+    return outW, outb
+
+
+def gd_drift(net: ReLUNet, grads: Any, eta: Any) -> List[np.ndarray]:
+    """Exact change of every ``h_{l,i}`` in one gradient-descent step ``theta -> theta - eta g``.
+
+    ``h(theta - eta g) - h(theta) = eta^2 (||g_in||^2 - ||g_out||^2)`` where ``g_in`` is the gradient
+    of the neuron's incoming weights and bias and ``g_out`` that of its outgoing weights: the linear
+    term vanishes because ``<w_in, g_in> = <w_out, g_out>`` for the gradient of any loss. With exact
+    (rational) network, gradients and step the identity is exact, so it validates GD trajectories.
+
+    Parameters
+    ----------
+    grads : (list of arrays, list of arrays)
+        Gradients of the loss with respect to ``weights`` and ``biases`` (see :func:`neuron_gradients`).
+    eta : float or Fraction
+    """
+    if not isinstance(net, ReLUNet):
+        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    gW, gb = _check_grads(net, grads)
+    from fractions import Fraction
+
+    if isinstance(eta, Fraction) or net.rational or gW[0].dtype == object:
+        eta = Fraction(eta)
+    else:
+        eta = as_float(eta, "eta")
+    out = []
+    for l in range(net.depth - 1):
+        g_in = (gW[l] * gW[l]).sum(axis=1) + gb[l] * gb[l]
+        g_out = (gW[l + 1] * gW[l + 1]).sum(axis=0)
+        out.append(eta * eta * (g_in - g_out))
+    return out
+
+
+def neuron_gradients(net: ReLUNet, X: Any, Y: Any) -> Tuple[float, Tuple[List[np.ndarray], List[np.ndarray]]]:
+    """Mean squared error ``L = mean_n ||f(x_n) - y_n||^2 / 2`` and its gradient (float64).
+
+    Returns ``(loss, (weight_gradients, bias_gradients))`` in the layout of :func:`gd_drift`.
+    """
+    if not isinstance(net, ReLUNet):
+        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    X = as_array(X, "X", shape=(None, net.n_inputs))
+    Y = as_array(Y, "Y", shape=(None, net.n_outputs))
+    check_same_length([("X", len(X)), ("Y", len(Y))])
+    Ws, bs = net.float_parameters()
+    zs, pres = [X], []
+    for W, b in zip(Ws[:-1], bs[:-1]):
+        pre = zs[-1] @ W.T + b
+        pres.append(pre)
+        zs.append(np.maximum(pre, 0.0))
+    out = zs[-1] @ Ws[-1].T + bs[-1]
+    n = len(X)
+    resid = out - Y
+    loss = 0.5 * float(np.sum(resid * resid)) / n
+    delta = resid / n
+    gW: List[np.ndarray] = [None] * net.depth  # type: ignore[list-item]
+    gb: List[np.ndarray] = [None] * net.depth  # type: ignore[list-item]
+    for l in range(net.depth - 1, -1, -1):
+        gW[l] = delta.T @ zs[l]
+        gb[l] = delta.sum(axis=0)
+        if l > 0:
+            delta = (delta @ Ws[l]) * (pres[l - 1] > 0)
+    return loss, (gW, gb)
+
+
+def local_conservation_laws(net: ReLUNet, X: Any, *, exact: bool = False) -> List[LocalLaw]:
+    """The extra laws of always-active blocks on the data (the GL symmetry).
+
+    For each hidden layer, S = the neurons whose pre-activation is > 0 at every row of ``X``; all
+    entries of ``Q_S = M_S M_S^T - W_{l+1}[:, S]^T W_{l+1}[:, S]`` (``M_S = [W_l b_l]_S``) are
+    conserved along gradient flow of any loss on ``X`` while the activation pattern stays constant.
+    The diagonal repeats the rescaling laws; the off-diagonal entries are new. The hidden-bias shift
+    induces no law.
+    """
+    if not isinstance(net, ReLUNet):
+        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    X = as_array(X, "X", shape=(None, net.n_inputs))
+    pattern = net.activation_pattern(X, exact=exact)
+    Ws, bs = _parameters(net, exact)
+    laws = []
+    for l, act in enumerate(pattern):
+        S = tuple(int(j) for j in np.flatnonzero(np.all(act, axis=0)))
+        if not S:
+            continue
+        M = np.concatenate([Ws[l][list(S)], bs[l][list(S)].reshape(-1, 1)], axis=1)
+        V = Ws[l + 1][:, list(S)]
+        laws.append(LocalLaw(l + 1, S, np.dot(M, M.T) - np.dot(V.T, V)))
+    return laws

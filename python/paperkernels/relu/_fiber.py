@@ -1,0 +1,165 @@
+"""Fibers: neuron classes, symmetry directions, and the functional dimension (Jacobian rank)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+
+from .._seed import as_seed
+from .._validation import as_array, as_int
+from ._canonical import bottleneck_exact, is_bottleneck
+from ._net import ReLUNet
+
+
+def parameter_jacobian(net: ReLUNet, X: np.ndarray) -> np.ndarray:
+    """Jacobian of theta -> (f(x_1), ..., f(x_N)) in the layout of ``ReLUNet.parameter_vector``."""
+    Ws, bs = net.float_parameters()
+    N = len(X)
+    zs, acts = [X], []
+    for W, b in zip(Ws[:-1], bs[:-1]):
+        pre = zs[-1] @ W.T + b
+        acts.append(pre > 0)
+        zs.append(np.maximum(pre, 0.0))
+    n_out = net.n_outputs
+    blocks = []
+    # delta[n, o, j]: derivative of output o at point n with respect to pre-activation j of the layer
+    delta = np.broadcast_to(np.eye(n_out), (N, n_out, n_out)).copy()
+    for l in range(net.depth - 1, -1, -1):
+        gW = np.einsum("noj,nk->nojk", delta, zs[l]).reshape(N, n_out, -1)
+        blocks.append(np.concatenate([gW, delta], axis=2))
+        if l > 0:
+            delta = np.einsum("noj,jk->nok", delta, Ws[l]) * acts[l - 1][:, None, :]
+    J = np.concatenate(blocks[::-1], axis=2)
+    return J.reshape(N * n_out, -1)
+
+
+def _default_points(net: ReLUNet, n_points: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    n0 = net.n_inputs
+    W1, b1 = net.float_parameters()[0][0], net.float_parameters()[1][0]
+    norms = np.linalg.norm(W1, axis=1)
+    scale = float(max(1.0, np.max(np.abs(b1)[norms > 0] / norms[norms > 0]))) if np.any(norms > 0) else 1.0
+    pts = [rng.normal(size=(n_points // 2, n0)) * scale, rng.normal(size=(n_points - n_points // 2, n0)) * 3 * scale]
+    if W1.shape[0] <= n0 and np.linalg.matrix_rank(W1) == W1.shape[0]:
+        h = rng.normal(size=(n_points, W1.shape[0])) * np.maximum(1.0, np.abs(b1))
+        x, *_ = np.linalg.lstsq(W1, (h - b1).T, rcond=None)
+        pts.append(x.T)
+    return np.concatenate(pts)
+
+
+def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
+                         rtol: float = 1e-9, return_jacobian: bool = False):
+    """Rank of the Jacobian of the parameter-to-function map on a set of points.
+
+    Parameters
+    ----------
+    points : array of shape (N, n0), optional
+        Evaluation points; by default random points at two scales plus, for bottlenecks, latent
+        points covering every first-layer activation pattern.
+    n_points : int, optional
+        Number of default points (default: enough rows for the parameter count, at least 200).
+    rtol : float
+        Singular values below ``rtol * s_max`` count as zero.
+    return_jacobian : bool
+        Also return the Jacobian.
+    """
+    if not isinstance(net, ReLUNet):
+        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    if points is None:
+        if n_points is None:
+            n_points = max(200, 2 * net.n_parameters // max(1, net.n_outputs))
+        n_points = as_int(n_points, "n_points", low=1)
+        X = _default_points(net, n_points, as_seed(seed))
+    else:
+        X = as_array(points, "points", shape=(None, net.n_inputs))
+    J = parameter_jacobian(net, X)
+    s = np.linalg.svd(J, compute_uv=False)
+    rank = int(np.sum(s > rtol * s[0])) if s.size and s[0] > 0 else 0
+    return (rank, J) if return_jacobian else rank
+
+
+@dataclass(frozen=True)
+class FiberDescription:
+    """What the fiber of a parameter looks like locally.
+
+    Attributes
+    ----------
+    neuron_classes : tuple of tuples of str
+        Per hidden layer (1..L-1), per neuron: ``"active"`` (always active on the orthant),
+        ``"dead"``, ``"cut"`` (both signs); layer 1 of a general network: ``"constant"`` when its
+        weights are zero, else ``"cut"``. For three-layer bottlenecks, layer-1 neurons are
+        ``"preserved"``, ``"hidden"`` (their hyperplane is invisible in the function: symmetry 6
+        applies) or ``"irrelevant"``.
+    symmetry_directions : dict
+        Directions generated at this parameter by rescaling (symmetry 2), free dead neurons (4),
+        mixing of always-active blocks (5, the off-diagonal part of GL) and hidden-bias shifts (6).
+        An accounting of the named moves, not a bound: the fiber can be larger (an always-active
+        block feeding fewer outputs than its width has more freedom than GL), which ``dimension``
+        measures.
+    dimension : int
+        Local dimension of the fiber, ``n_parameters - functional_dimension`` (numerical).
+    free_directions : ndarray of shape (n_parameters, dimension)
+        Orthonormal basis of the Jacobian's null space: the tangent directions of the fiber.
+    functional_dimension : int
+    n_parameters : int
+    """
+
+    neuron_classes: Tuple[Tuple[str, ...], ...]
+    symmetry_directions: Dict[str, int]
+    dimension: int
+    free_directions: np.ndarray
+    functional_dimension: int
+    n_parameters: int
+
+    @property
+    def beyond_scaling(self) -> bool:
+        """True when the fiber is larger than the permutation/scaling orbit (hidden symmetries)."""
+        return self.dimension > self.symmetry_directions.get("scaling", 0)
+
+
+def fiber_description(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
+                      rtol: float = 1e-9) -> FiberDescription:
+    """Classify the neurons, count the symmetry directions, and compute the local fiber dimension."""
+    if not isinstance(net, ReLUNet):
+        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    Ws, bs = net.exact_parameters()
+    widths = net.widths
+    classes = []
+    for l in range(1, net.depth):
+        W, b = Ws[l - 1], bs[l - 1]
+        layer = []
+        for j in range(W.shape[0]):
+            w = W[j]
+            if l == 1:
+                layer.append("constant" if all(v == 0 for v in w) else "cut")
+            elif all(v >= 0 for v in w) and b[j] >= 0:
+                layer.append("active")
+            elif all(v <= 0 for v in w) and b[j] <= 0:
+                layer.append("dead")
+            else:
+                layer.append("cut")
+        classes.append(layer)
+    if is_bottleneck(net):
+        classes[0] = list(bottleneck_exact(net).info["layer1_classes_by_neuron"])
+    counts = {"scaling": 0, "dead": 0, "active_mixing": 0, "hidden_shift": 0}
+    for l, layer in enumerate(classes, start=1):
+        n_active = 0
+        for j, c in enumerate(layer):
+            if c == "dead" or (c == "constant" and bs[l - 1][j] < 0):
+                counts["dead"] += widths[l - 1] + 1 + widths[l + 1]
+            elif c == "irrelevant":
+                counts["dead"] += widths[l - 1] + 1
+            else:
+                counts["scaling"] += 1
+            if c == "active":
+                n_active += 1
+            if c == "hidden":
+                counts["hidden_shift"] += 1
+        counts["active_mixing"] += n_active * n_active - n_active
+    rank, J = functional_dimension(net, points, n_points=n_points, seed=seed, rtol=rtol, return_jacobian=True)
+    _, s, Vt = np.linalg.svd(J, full_matrices=True)
+    n_params = J.shape[1]
+    free = Vt[rank:].T.copy()
+    return FiberDescription(tuple(tuple(c) for c in classes), counts, n_params - rank, free, rank, n_params)

@@ -1,0 +1,131 @@
+"""The difference-network MILP on a box (big-M per unstable neuron, interval bounds), solved by HiGHS."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+from ._net import ReLUNet
+
+
+class _Model:
+    def __init__(self) -> None:
+        self.lower: List[float] = []
+        self.upper: List[float] = []
+        self.integer: List[bool] = []
+        self.rows: List[Tuple[List[int], List[float], float, float]] = []
+
+    def var(self, lo: float, hi: float, integer: bool = False) -> int:
+        self.lower.append(lo)
+        self.upper.append(hi)
+        self.integer.append(integer)
+        return len(self.lower) - 1
+
+    def row(self, idx: List[int], val: List[float], lo: float, hi: float) -> None:
+        self.rows.append((idx, val, lo, hi))
+
+
+def _encode(model: _Model, net: ReLUNet, x_vars: List[int], lo: np.ndarray, hi: np.ndarray):
+    """Adds the network's constraints; returns the output as (var indices, weights, constant) per output."""
+    Ws, bs = net.float_parameters()
+    inf = np.inf
+    # current layer values: affine expressions sum_k coef * var + const, with interval bounds
+    exprs = [([v], [1.0], 0.0) for v in x_vars]
+    zlo, zhi = lo.astype(float), hi.astype(float)
+    for l, (W, b) in enumerate(zip(Ws, bs)):
+        pos, neg = np.maximum(W, 0), np.minimum(W, 0)
+        ylo = pos @ zlo + neg @ zhi + b
+        yhi = pos @ zhi + neg @ zlo + b
+        # widen the bounds a little: they are floating-point, and the big-M must stay valid
+        pad = 1e-9 * (1 + np.abs(ylo) + np.abs(yhi))
+        ylo, yhi = ylo - pad, yhi + pad
+        pre = []
+        for j in range(W.shape[0]):
+            idx, val, const = [], [], float(b[j])
+            for k in np.flatnonzero(W[j]):
+                e_idx, e_val, e_const = exprs[k]
+                idx += e_idx
+                val += [W[j, k] * v for v in e_val]
+                const += W[j, k] * e_const
+            pre.append((idx, val, const))
+        if l == len(Ws) - 1:
+            return pre
+        new_exprs, new_lo, new_hi = [], np.zeros(W.shape[0]), np.zeros(W.shape[0])
+        for j, (idx, val, const) in enumerate(pre):
+            if yhi[j] <= 0:
+                new_exprs.append(([], [], 0.0))
+            elif ylo[j] >= 0:
+                z = model.var(max(0.0, ylo[j]), yhi[j])
+                model.row([z] + idx, [1.0] + [-v for v in val], const, const)  # z = y
+                new_exprs.append(([z], [1.0], 0.0))
+                new_lo[j], new_hi[j] = ylo[j], yhi[j]
+            else:
+                z = model.var(0.0, yhi[j])
+                a = model.var(0.0, 1.0, integer=True)
+                model.row([z] + idx, [1.0] + [-v for v in val], const, inf)  # z >= y
+                model.row([z, a] + idx, [1.0, -ylo[j]] + [-v for v in val], -inf, const - ylo[j])  # z <= y - lo (1 - a)
+                model.row([z, a], [1.0, -yhi[j]], -inf, 0.0)  # z <= hi a
+                new_exprs.append(([z], [1.0], 0.0))
+                new_hi[j] = yhi[j]
+        exprs, zlo, zhi = new_exprs, new_lo, new_hi
+    raise AssertionError("unreachable")
+
+
+def build_difference_milp(highspy, a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: np.ndarray, output: int,
+                          sign: float, time_limit: Optional[float]):
+    """Solve max sign * (f_a - f_b)_output on the box; returns (x, objective, status)."""
+    model = _Model()
+    x_vars = [model.var(float(l), float(h)) for l, h in zip(lo, hi)]
+    out_a = _encode(model, a, x_vars, lo, hi)
+    out_b = _encode(model, b, x_vars, lo, hi)
+    cost = np.zeros(len(model.lower))
+    ia, va, ca = out_a[output]
+    ib, vb, cb = out_b[output]
+    for i, v in zip(ia, va):
+        cost[i] += sign * v
+    for i, v in zip(ib, vb):
+        cost[i] -= sign * v
+    offset = sign * (ca - cb)
+
+    lp = highspy.HighsLp()
+    n = len(model.lower)
+    lp.num_col_ = n
+    lp.num_row_ = len(model.rows)
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.array(model.lower)
+    lp.col_upper_ = np.array(model.upper)
+    lp.offset_ = offset
+    lp.sense_ = highspy.ObjSense.kMaximize
+    inf = highspy.kHighsInf
+    lp.row_lower_ = np.array([max(r[2], -inf) for r in model.rows]) if model.rows else np.zeros(0)
+    lp.row_upper_ = np.array([min(r[3], inf) for r in model.rows]) if model.rows else np.zeros(0)
+    starts, index, value = [0], [], []
+    for idx, val, _, _ in model.rows:
+        merged = {}
+        for i, v in zip(idx, val):
+            merged[i] = merged.get(i, 0.0) + v
+        for i in sorted(merged):
+            index.append(i)
+            value.append(merged[i])
+        starts.append(len(index))
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.array(value, dtype=np.float64)
+    lp.a_matrix_.num_col_ = n
+    lp.a_matrix_.num_row_ = len(model.rows)
+    lp.integrality_ = [highspy.HighsVarType.kInteger if t else highspy.HighsVarType.kContinuous for t in model.integer]
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    h.passModel(lp)
+    h.run()
+    status = h.modelStatusToString(h.getModelStatus())
+    sol = h.getSolution()
+    if not sol.value_valid:
+        return None, None, status
+    x = np.array(sol.col_value[: len(x_vars)], dtype=np.float64)
+    return x, float(h.getInfo().objective_function_value), status

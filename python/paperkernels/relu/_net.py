@@ -1,0 +1,345 @@
+"""``ReLUNet``: a fully connected ReLU network with float64 or exact rational parameters."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _rational as rat
+
+_FLOAT_EXACT_INT = 2**53
+
+
+def _classify_entries(raw: np.ndarray) -> str:
+    """'float' or 'rational' for an array-like of numbers; raises TypeError for anything else."""
+    if raw.dtype.kind in "fiu":
+        if raw.dtype.kind in "iu" and raw.size and int(np.max(np.abs(raw.astype(object)))) > _FLOAT_EXACT_INT:
+            return "rational"
+        return "float"
+    if raw.dtype.kind == "b":
+        return "float"
+    if raw.dtype == object:
+        kind = "float"
+        for v in raw.flat:
+            if isinstance(v, (bool, np.bool_)):
+                continue
+            if isinstance(v, Fraction):
+                kind = "rational"
+            elif isinstance(v, numbers.Integral):
+                if abs(int(v)) > _FLOAT_EXACT_INT:
+                    kind = "rational"
+            elif not isinstance(v, numbers.Real):
+                raise TypeError(f"expected real numbers or Fractions, got {type(v).__name__} {v!r}")
+        return kind
+    raise TypeError(f"expected real numbers or Fractions, got dtype {raw.dtype}")
+
+
+def _as_layer_array(value: Any, name: str, ndim: int) -> Tuple[np.ndarray, str]:
+    if value is None:
+        raise TypeError(f"{name}: expected an array, got None")
+    try:
+        raw = np.asarray(value)
+    except Exception as exc:
+        raise TypeError(f"{name}: expected an array-like of numbers ({exc})") from None
+    if raw.dtype.kind in "USVMmc":
+        raise TypeError(f"{name}: expected real numbers, got an array of dtype {raw.dtype}")
+    if raw.ndim != ndim:
+        raise ValueError(f"{name}: expected a {ndim}-d array, got {raw.ndim}-d with shape {raw.shape}")
+    if raw.size == 0:
+        raise ValueError(f"{name}: expected a non-empty array (empty layers are not allowed), got shape {raw.shape}")
+    try:
+        kind = _classify_entries(raw)
+    except TypeError as exc:
+        raise TypeError(f"{name}: {exc}") from None
+    if kind == "float":
+        arr = np.ascontiguousarray(raw, dtype=np.float64)
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name}: expected finite values, got NaN or infinity")
+        return arr, kind
+    arr = np.empty(raw.shape, dtype=object)
+    for idx, v in np.ndenumerate(raw):
+        if isinstance(v, (float, np.floating)) and not math.isfinite(float(v)):
+            raise ValueError(f"{name}: expected finite values, got NaN or infinity")
+        arr[idx] = v if type(v) is Fraction else Fraction(v)
+    return arr, kind
+
+
+class ReLUNet:
+    """A fully connected ReLU network ``f(x) = W_L relu(... relu(W_1 x + b_1) ...) + b_L``.
+
+    Parameters
+    ----------
+    weights : sequence of 2-d array-likes
+        ``weights[l-1]`` is ``W_l`` of shape ``(n_l, n_{l-1})``, for ``l = 1..L``. ReLU follows
+        layers ``1..L-1``; the last layer is affine.
+    biases : sequence of 1-d array-likes
+        ``biases[l-1]`` is ``b_l`` of shape ``(n_l,)``.
+    dtype : {None, "float64", "rational"}
+        ``None`` keeps float64 parameters unless some entry is a ``fractions.Fraction`` (or an
+        integer too large for float64), in which case all parameters become exact Fractions.
+        ``"rational"`` converts floats exactly (float64 values are dyadic rationals).
+
+    Notes
+    -----
+    Layers are numbered as in the paper: hidden layer ``l`` (``1 <= l <= L-1``) has weights
+    ``W_l = weights[l-1]``. The symmetry moves and fiber tools use these 1-based indices.
+    """
+
+    def __init__(self, weights: Sequence[Any], biases: Sequence[Any], *, dtype: Optional[str] = None) -> None:
+        if isinstance(weights, np.ndarray) or not isinstance(weights, Sequence) or len(weights) == 0:
+            raise TypeError("weights: expected a non-empty list of 2-d arrays, one per layer")
+        if isinstance(biases, np.ndarray) or not isinstance(biases, Sequence):
+            raise TypeError("biases: expected a list of 1-d arrays, one per layer")
+        if len(biases) != len(weights):
+            raise ValueError(f"biases: expected {len(weights)} arrays (one per layer of weights), got {len(biases)}")
+        if dtype not in (None, "float64", "rational"):
+            raise ValueError(f"dtype: expected None, 'float64' or 'rational', got {dtype!r}")
+        Ws, bs, kinds = [], [], []
+        for l, (W, b) in enumerate(zip(weights, biases)):
+            Wa, kw = _as_layer_array(W, f"weights[{l}]", 2)
+            ba, kb = _as_layer_array(b, f"biases[{l}]", 1)
+            if l > 0 and Wa.shape[1] != Ws[-1].shape[0]:
+                raise ValueError(
+                    f"weights[{l}]: expected {Ws[-1].shape[0]} columns (the width of layer {l}), "
+                    f"got shape {Wa.shape}"
+                )
+            if ba.shape != (Wa.shape[0],):
+                raise ValueError(f"biases[{l}]: expected shape ({Wa.shape[0]},) to match weights[{l}], got {ba.shape}")
+            Ws.append(Wa)
+            bs.append(ba)
+            kinds += [kw, kb]
+        rational = dtype == "rational" or (dtype is None and "rational" in kinds)
+        if rational:
+            Ws = [rat.fraction_array(W) for W in Ws]
+            bs = [rat.fraction_array(b) for b in bs]
+        else:
+            for l, (W, b) in enumerate(zip(Ws, bs)):
+                if W.dtype == object:
+                    Ws[l] = rat.float_array(W)
+                if b.dtype == object:
+                    bs[l] = rat.float_array(b)
+        for a in Ws + bs:
+            a.flags.writeable = False
+        self._weights: Tuple[np.ndarray, ...] = tuple(Ws)
+        self._biases: Tuple[np.ndarray, ...] = tuple(bs)
+        self._rational = rational
+        self._exact_cache: Optional[Tuple[Tuple[np.ndarray, ...], Tuple[np.ndarray, ...]]] = None
+        self._integer_cache: Optional[list] = None
+        self._full_row_rank: Optional[bool] = None
+
+    # ---- structure -------------------------------------------------------------------------
+    @property
+    def weights(self) -> Tuple[np.ndarray, ...]:
+        """``(W_1, ..., W_L)`` (read-only arrays; float64 or object arrays of Fractions)."""
+        return self._weights
+
+    @property
+    def biases(self) -> Tuple[np.ndarray, ...]:
+        """``(b_1, ..., b_L)``."""
+        return self._biases
+
+    @property
+    def rational(self) -> bool:
+        """True when the parameters are exact Fractions."""
+        return self._rational
+
+    @property
+    def widths(self) -> Tuple[int, ...]:
+        """``(n_0, n_1, ..., n_L)``."""
+        return (self._weights[0].shape[1],) + tuple(W.shape[0] for W in self._weights)
+
+    @property
+    def depth(self) -> int:
+        """Number of affine layers L (so L - 1 hidden ReLU layers)."""
+        return len(self._weights)
+
+    @property
+    def n_inputs(self) -> int:
+        return self.widths[0]
+
+    @property
+    def n_outputs(self) -> int:
+        return self.widths[-1]
+
+    @property
+    def n_parameters(self) -> int:
+        return sum(W.size + b.size for W, b in zip(self._weights, self._biases))
+
+    def __repr__(self) -> str:
+        kind = "rational" if self._rational else "float64"
+        return f"ReLUNet(widths={self.widths}, {kind})"
+
+    # ---- conversions -----------------------------------------------------------------------
+    def exact_parameters(self) -> Tuple[Tuple[np.ndarray, ...], Tuple[np.ndarray, ...]]:
+        """The parameters as object arrays of Fractions (exact; cached)."""
+        if self._exact_cache is None:
+            if self._rational:
+                self._exact_cache = (self._weights, self._biases)
+            else:
+                Ws = tuple(rat.fraction_array(W) for W in self._weights)
+                bs = tuple(rat.fraction_array(b) for b in self._biases)
+                self._exact_cache = (Ws, bs)
+        return self._exact_cache
+
+    def to_rational(self) -> "ReLUNet":
+        """The same network with exact Fraction parameters."""
+        if self._rational:
+            return self
+        Ws, bs = self.exact_parameters()
+        return ReLUNet(list(Ws), list(bs), dtype="rational")
+
+    def to_float(self) -> "ReLUNet":
+        """The network with float64 parameters (rounded to nearest when rational)."""
+        if not self._rational:
+            return self
+        return ReLUNet([rat.float_array(W) for W in self._weights], [rat.float_array(b) for b in self._biases],
+                       dtype="float64")
+
+    def float_parameters(self) -> Tuple[List[np.ndarray], List[np.ndarray]]:
+        if not self._rational:
+            return list(self._weights), list(self._biases)
+        return [rat.float_array(W) for W in self._weights], [rat.float_array(b) for b in self._biases]
+
+    def parameter_vector(self) -> np.ndarray:
+        """All parameters as one float64 vector, ordered W_1, b_1, W_2, b_2, ... (row-major)."""
+        Ws, bs = self.float_parameters()
+        return np.concatenate([np.concatenate([W.ravel(), b]) for W, b in zip(Ws, bs)])
+
+    @classmethod
+    def from_parameter_vector(cls, widths: Sequence[int], theta: Any) -> "ReLUNet":
+        """Inverse of :meth:`parameter_vector` for the given widths."""
+        widths = [int(w) for w in widths]
+        theta = np.asarray(theta, dtype=np.float64)
+        expected = sum(widths[l + 1] * (widths[l] + 1) for l in range(len(widths) - 1))
+        if theta.shape != (expected,):
+            raise ValueError(f"theta: expected shape ({expected},) for widths {tuple(widths)}, got {theta.shape}")
+        Ws, bs, pos = [], [], 0
+        for l in range(len(widths) - 1):
+            n_out, n_in = widths[l + 1], widths[l]
+            Ws.append(theta[pos:pos + n_out * n_in].reshape(n_out, n_in))
+            pos += n_out * n_in
+            bs.append(theta[pos:pos + n_out])
+            pos += n_out
+        return cls(Ws, bs)
+
+    def same_parameters(self, other: "ReLUNet") -> bool:
+        """Exact equality of all parameters (not functional equivalence)."""
+        if self.widths != other.widths:
+            return False
+        A, a = self.exact_parameters()
+        B, b = other.exact_parameters()
+        return all(np.array_equal(x, y) for x, y in zip(A + a, B + b))
+
+    # ---- evaluation ------------------------------------------------------------------------
+    def _check_points(self, x: Any, name: str = "x") -> Tuple[np.ndarray, bool]:
+        raw = np.asarray(x, dtype=object if _has_fraction(x) else None)
+        single = raw.ndim == 1
+        if raw.ndim not in (1, 2) or raw.shape[-1] != self.n_inputs:
+            raise ValueError(f"{name}: expected shape ({self.n_inputs},) or (N, {self.n_inputs}), got {raw.shape}")
+        if raw.size == 0:
+            raise ValueError(f"{name}: expected at least one point, got shape {raw.shape}")
+        if raw.dtype.kind not in "fiuO":
+            raise TypeError(f"{name}: expected real numbers, got dtype {raw.dtype}")
+        for v in (raw.flat if raw.dtype == object else [np.min(raw), np.max(raw)] if raw.dtype.kind == "f" else []):
+            if isinstance(v, (float, np.floating)) and not math.isfinite(float(v)):
+                raise ValueError(f"{name}: expected finite values, got NaN or infinity")
+        return (raw.reshape(1, -1) if single else raw), single
+
+    def __call__(self, x: Any) -> np.ndarray:
+        """float64 outputs at ``x`` (shape ``(n0,)`` or ``(N, n0)``)."""
+        return self.evaluate(x)
+
+    def evaluate(self, x: Any, *, exact: bool = False) -> np.ndarray:
+        """Outputs at ``x``; ``exact=True`` returns Fractions computed in exact arithmetic."""
+        return self.pre_activations(x, exact=exact)[-1]
+
+    def pre_activations(self, x: Any, *, exact: bool = False) -> List[np.ndarray]:
+        """Pre-activations of every layer (the last one is the output)."""
+        pts, single = self._check_points(x)
+        if exact:
+            values = _exact_pre_activations(self, pts)
+        else:
+            if pts.dtype == object:
+                pts = rat.float_array(pts)
+            pts = np.asarray(pts, dtype=np.float64)
+            Ws, bs = self.float_parameters()
+            values, z = [], pts
+            for W, b in zip(Ws, bs):
+                pre = z @ W.T + b
+                values.append(pre)
+                z = np.maximum(pre, 0.0)
+        return [v[0] for v in values] if single else values
+
+    def activation_pattern(self, x: Any, *, exact: bool = False) -> List[np.ndarray]:
+        """Boolean activation pattern (pre-activation > 0) of each hidden layer at ``x``.
+
+        With ``exact=False`` on a float network, points within rounding error of a hyperplane may
+        be misclassified; ``exact=True`` decides every sign exactly.
+        """
+        pre = self.pre_activations(x, exact=exact)[:-1]
+        return [np.asarray(p > 0, dtype=bool) if p.dtype != object else np.vectorize(lambda v: v > 0, otypes=[bool])(p)
+                for p in pre]
+
+    def _integer_layers(self) -> list:
+        """Each layer as (N, D, B, E): W = N / D and b = B / E with Python-int object arrays."""
+        if self._integer_cache is None:
+            Ws, bs = self.exact_parameters()
+            layers = []
+            for W, b in zip(Ws, bs):
+                layers.append(_integerise(W) + _integerise(b))
+            self._integer_cache = layers
+        return self._integer_cache
+
+
+def _has_fraction(x: Any) -> bool:
+    if isinstance(x, np.ndarray):
+        return x.dtype == object
+    if isinstance(x, Fraction):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_has_fraction(v) for v in x)
+    return False
+
+
+def _integerise(a: np.ndarray) -> Tuple[np.ndarray, int]:
+    denominator = 1
+    for v in a.flat:
+        denominator = math.lcm(denominator, v.denominator)
+    ints = np.empty(a.shape, dtype=object)
+    for idx, v in np.ndenumerate(a):
+        ints[idx] = v.numerator * (denominator // v.denominator)
+    return ints, denominator
+
+
+def _exact_pre_activations(net: ReLUNet, pts: np.ndarray) -> List[np.ndarray]:
+    """Exact pre-activations at exact points with Python integers over common denominators."""
+    P = rat.fraction_array(pts)
+    Z, dz = _integerise(P)  # points = Z / dz
+    out = []
+    layers = net._integer_layers()
+    for l, (N, D, B, E) in enumerate(layers):
+        num = np.dot(Z, N.T) * E + B * (D * dz)  # pre = num / den
+        den = D * dz * E
+        out.append(num)
+        out[-1] = (num, den)
+        if l + 1 < len(layers):
+            Z = np.where(num > 0, num, 0).astype(object)
+            g = 0
+            for v in Z.flat:
+                g = math.gcd(g, v)
+            g = math.gcd(g, den)
+            if g > 1:
+                Z = Z // g
+                den //= g
+            dz = den
+    result = []
+    for num, den in out:
+        arr = np.empty(num.shape, dtype=object)
+        for idx, v in np.ndenumerate(num):
+            arr[idx] = Fraction(v, den)
+        result.append(arr)
+    return result

@@ -1,0 +1,172 @@
+"""Exact rational helpers: object arrays of ``fractions.Fraction`` and small linear algebra on them.
+
+float64 values are exact dyadic rationals, so ``Fraction(x)`` is exact; everything here is exact.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+_to_fraction = np.frompyfunc(lambda v: v if type(v) is Fraction else Fraction(v), 1, 1)
+
+
+def fraction_array(a: Any) -> np.ndarray:
+    """Object array of Fractions with the shape of ``a`` (exact conversion of floats)."""
+    arr = np.asarray(a, dtype=object)
+    out = np.empty(arr.shape, dtype=object)
+    if arr.size:
+        out[...] = _to_fraction(arr)
+    return out
+
+
+def float_array(a: np.ndarray) -> np.ndarray:
+    """float64 array of the (rounded to nearest) values of an object array of Fractions."""
+    if a.dtype != object:
+        return np.asarray(a, dtype=np.float64)
+    out = np.empty(a.shape, dtype=np.float64)
+    for idx, v in np.ndenumerate(a):
+        out[idx] = float(v)
+    return out
+
+
+def exactly_float(a: np.ndarray) -> bool:
+    """True when every Fraction of ``a`` is a float64 value exactly."""
+    for v in a.flat:
+        f = float(v)
+        if not np.isfinite(f) or Fraction(f) != v:
+            return False
+    return True
+
+
+def row_echelon(M: np.ndarray) -> Tuple[np.ndarray, List[int]]:
+    """Reduced row echelon form of a Fraction matrix and its pivot columns."""
+    A = [list(row) for row in M]
+    rows = len(A)
+    cols = len(A[0]) if rows else 0
+    pivots: List[int] = []
+    r = 0
+    for c in range(cols):
+        p = next((i for i in range(r, rows) if A[i][c] != 0), None)
+        if p is None:
+            continue
+        A[r], A[p] = A[p], A[r]
+        inv = 1 / A[r][c]
+        A[r] = [v * inv for v in A[r]]
+        for i in range(rows):
+            if i != r and A[i][c] != 0:
+                f = A[i][c]
+                A[i] = [a - f * b for a, b in zip(A[i], A[r])]
+        pivots.append(c)
+        r += 1
+        if r == rows:
+            break
+    out = np.empty((rows, cols), dtype=object)
+    for i in range(rows):
+        for j in range(cols):
+            out[i, j] = A[i][j]
+    return out, pivots
+
+
+_PRIME = 2_147_483_647  # 2^31 - 1: products of two residues fit in int64
+
+
+def rank_mod_p(M: np.ndarray, p: int = _PRIME) -> Optional[int]:
+    """Rank of the matrix reduced modulo the prime p (None if a denominator vanishes mod p).
+
+    A nonzero minor modulo p is nonzero over the rationals, so rank_mod_p <= rank: full rank modulo
+    p certifies full rank exactly, at float-like speed.
+    """
+    F = fraction_array(M)
+    R = np.empty(F.shape, dtype=np.int64)
+    for idx, v in np.ndenumerate(F):
+        if v.denominator % p == 0:
+            return None
+        R[idx] = (v.numerator % p) * pow(v.denominator, -1, p) % p
+    rows, cols = R.shape
+    r = 0
+    for c in range(cols):
+        nz = np.flatnonzero(R[r:, c]) if r < rows else []
+        if len(nz) == 0:
+            continue
+        q = r + int(nz[0])
+        R[[r, q]] = R[[q, r]]
+        R[r] = R[r] * pow(int(R[r, c]), -1, p) % p
+        factors = R[:, c].copy()
+        factors[r] = 0
+        R = (R - (factors[:, None] * R[r][None, :]) % p) % p
+        r += 1
+        if r == rows:
+            break
+    return r
+
+
+def rank(M: np.ndarray) -> int:
+    """Exact rank of a Fraction (or float) matrix (a modular certificate first, then exact elimination)."""
+    if M.size == 0:
+        return 0
+    full = min(M.shape)
+    if rank_mod_p(M) == full:
+        return full
+    return len(row_echelon(fraction_array(M))[1])
+
+
+def solve_exact(A: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
+    """One exact solution x of A x = b (A: m x n Fractions), or None when the system is inconsistent."""
+    A = fraction_array(A)
+    b = fraction_array(b).reshape(-1, 1)
+    aug = np.concatenate([A, b], axis=1)
+    R, pivots = row_echelon(aug)
+    n = A.shape[1]
+    if n in pivots:
+        return None
+    x = np.array([Fraction(0)] * n, dtype=object)
+    for r, c in enumerate(pivots):
+        x[c] = R[r, n]
+    return x
+
+
+def inverse(G: np.ndarray) -> Optional[np.ndarray]:
+    """Exact inverse of a square Fraction matrix, or None when it is singular."""
+    G = fraction_array(G)
+    n = G.shape[0]
+    eye = fraction_array(np.eye(n, dtype=np.int64))
+    R, pivots = row_echelon(np.concatenate([G, eye], axis=1))
+    if pivots[:n] != list(range(n)) or len(pivots) < n:
+        return None
+    return R[:, n:]
+
+
+def _integer_matrix(A: np.ndarray) -> Tuple[np.ndarray, int]:
+    """A = N / d with N an object array of Python ints and d > 0 the lcm of the denominators."""
+    import math
+
+    d = 1
+    for v in A.flat:
+        d = math.lcm(d, v.denominator)
+    N = np.empty(A.shape, dtype=object)
+    for idx, v in np.ndenumerate(A):
+        N[idx] = v.numerator * (d // v.denominator)
+    return N, d
+
+
+def exact_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Exact product of two Fraction matrices through integer matrices (no gcd in the inner loop)."""
+    if A.shape[1] == 0:
+        out = np.empty((A.shape[0], B.shape[1]), dtype=object)
+        out.fill(Fraction(0))
+        return out
+    NA, dA = _integer_matrix(A)
+    NB, dB = _integer_matrix(B)
+    P = np.dot(NA, NB)
+    den = dA * dB
+    out = np.empty(P.shape, dtype=object)
+    for idx, v in np.ndenumerate(P):
+        out[idx] = Fraction(v, den)
+    return out
+
+
+def max_abs(values: Sequence[Fraction]) -> Fraction:
+    return max((abs(v) for v in values), default=Fraction(0))

@@ -1,0 +1,298 @@
+"""The parameter symmetries of ReLU networks as moves: each returns a new network computing the same
+function, after checking (exactly) the condition under which the move is a symmetry.
+
+Hidden layers are numbered 1..L-1 as in the paper (``W_l = net.weights[l-1]``); neurons are 0-based.
+Moves are computed in exact rational arithmetic; the result keeps float64 parameters when every new
+parameter is exactly a float64 value, and becomes a rational network otherwise.
+
+"Always active" and "dead" are decided on the nonnegative orthant, which contains the image of every
+hidden layer (for layer 1 on all of R^{n0}, where only constant neurons qualify). For a three-layer
+bottleneck network (W_1 of full row rank) the image of layer 1 is the whole orthant, so the test is
+exact there; elsewhere it is a sufficient condition and a valid move may be refused.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _rational as rat
+from ._net import ReLUNet
+
+__all__ = [
+    "MoveError",
+    "permute",
+    "scale",
+    "flip",
+    "perturb_dead",
+    "mix_active",
+    "shift_hidden_bias",
+    "shift_bounds",
+    "is_always_active",
+    "is_dead",
+]
+
+
+class MoveError(ValueError):
+    """The requested move is not a symmetry of this network (its validity condition fails)."""
+
+
+def _layers(net: ReLUNet):
+    Ws, bs = net.exact_parameters()
+    return [W.copy() for W in Ws], [b.copy() for b in bs]
+
+
+def _rebuild(net: ReLUNet, Ws, bs) -> ReLUNet:
+    if not net.rational and all(rat.exactly_float(a) for a in list(Ws) + list(bs)):
+        return ReLUNet([rat.float_array(W) for W in Ws], [rat.float_array(b) for b in bs], dtype="float64")
+    return ReLUNet(list(Ws), list(bs), dtype="rational")
+
+
+def _check_layer(net: ReLUNet, layer: Any, *, below_last: bool = False) -> int:
+    if isinstance(layer, (bool, np.bool_)) or not isinstance(layer, (int, np.integer)):
+        raise TypeError(f"layer: expected an integer hidden-layer index, got {layer!r}")
+    last = net.depth - 2 if below_last else net.depth - 1
+    if not 1 <= int(layer) <= last:
+        what = "a hidden layer followed by another hidden layer" if below_last else "a hidden layer"
+        raise ValueError(f"layer: expected {what}, an integer in [1, {last}] for widths {net.widths}, got {layer}")
+    return int(layer)
+
+
+def _check_neuron(net: ReLUNet, layer: int, neuron: Any, name: str = "neuron") -> int:
+    width = net.widths[layer]
+    if isinstance(neuron, (bool, np.bool_)) or not isinstance(neuron, (int, np.integer)) or not 0 <= int(neuron) < width:
+        raise ValueError(f"{name}: expected a neuron index in [0, {width - 1}] of hidden layer {layer}, got {neuron!r}")
+    return int(neuron)
+
+
+def _as_fraction(value: Any, name: str) -> Fraction:
+    try:
+        out = value if isinstance(value, Fraction) else Fraction(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name}: expected a finite real number or Fraction, got {value!r}") from None
+    return out
+
+
+def is_always_active(net: ReLUNet, layer: int, neuron: int) -> bool:
+    """Pre-activation >= 0 on the whole image of the previous layer (tested exactly, see module doc)."""
+    layer = _check_layer(net, layer)
+    neuron = _check_neuron(net, layer, neuron)
+    Ws, bs = net.exact_parameters()
+    w, b = Ws[layer - 1][neuron], bs[layer - 1][neuron]
+    if layer == 1:
+        return all(v == 0 for v in w) and b >= 0
+    return all(v >= 0 for v in w) and b >= 0
+
+
+def is_dead(net: ReLUNet, layer: int, neuron: int) -> bool:
+    """Pre-activation <= 0 on the whole image of the previous layer (tested exactly, see module doc)."""
+    layer = _check_layer(net, layer)
+    neuron = _check_neuron(net, layer, neuron)
+    Ws, bs = net.exact_parameters()
+    w, b = Ws[layer - 1][neuron], bs[layer - 1][neuron]
+    if layer == 1:
+        return all(v == 0 for v in w) and b <= 0
+    return all(v <= 0 for v in w) and b <= 0
+
+
+def _row_active(layer: int, w, b) -> bool:
+    return (all(v == 0 for v in w) if layer == 1 else all(v >= 0 for v in w)) and b >= 0
+
+
+def _row_dead(layer: int, w, b) -> bool:
+    return (all(v == 0 for v in w) if layer == 1 else all(v <= 0 for v in w)) and b <= 0
+
+
+def permute(net: ReLUNet, layer: int, perm: Sequence[int]) -> ReLUNet:
+    """Symmetry 1: reorder the neurons of hidden layer ``layer``: new neuron k is old neuron perm[k]."""
+    layer = _check_layer(net, layer)
+    perm_arr = np.asarray(perm)
+    width = net.widths[layer]
+    if perm_arr.shape != (width,) or perm_arr.dtype.kind not in "iu" or sorted(perm_arr.tolist()) != list(range(width)):
+        raise ValueError(f"perm: expected a permutation of 0..{width - 1}, got {perm!r}")
+    Ws, bs = _layers(net)
+    Ws[layer - 1] = Ws[layer - 1][perm_arr]
+    bs[layer - 1] = bs[layer - 1][perm_arr]
+    Ws[layer] = Ws[layer][:, perm_arr]
+    return _rebuild(net, Ws, bs)
+
+
+def scale(net: ReLUNet, layer: int, neuron: int, s: Any) -> ReLUNet:
+    """Symmetry 2: incoming weights and bias of a neuron times s > 0, outgoing weights divided by s."""
+    layer = _check_layer(net, layer)
+    neuron = _check_neuron(net, layer, neuron)
+    s = _as_fraction(s, "s")
+    if s <= 0:
+        raise MoveError(f"s: expected a positive scale, got {s}")
+    Ws, bs = _layers(net)
+    Ws[layer - 1][neuron] = Ws[layer - 1][neuron] * s
+    bs[layer - 1][neuron] = bs[layer - 1][neuron] * s
+    Ws[layer][:, neuron] = Ws[layer][:, neuron] / s
+    return _rebuild(net, Ws, bs)
+
+
+def flip(net: ReLUNet, layer: int, neuron: int, *, pair: Optional[Tuple[int, int]] = None,
+         active: Optional[Sequence[int]] = None) -> ReLUNet:
+    """Symmetry 3: ``c relu(u) = c relu(-u) + c u`` with the linear term ``c u`` absorbed.
+
+    The neuron's pre-activation u is negated. The linear term is absorbed by neurons of the same layer:
+
+    - ``pair=(j, k)``: an opposite pair, ``[W|b]_k = -rho [W|b]_j`` (rho > 0) with ``W_j`` parallel to
+      ``W_neuron``, which computes ``relu(u_j) - relu(-u_j) = u_j`` (the one-hidden-layer case);
+    - ``active=[j, ...]``: always-active neurons whose incoming rows span ``W_neuron``;
+    - neither, when the neuron's incoming weights are zero (a constant neuron: only the next bias changes).
+    """
+    layer = _check_layer(net, layer)
+    i = _check_neuron(net, layer, neuron)
+    Ws, bs = _layers(net)
+    W, b, Wn, bn = Ws[layer - 1], bs[layer - 1], Ws[layer], bs[layer]
+    c = Wn[:, i].copy()
+    w_i, b_i = W[i].copy(), b[i]
+    if pair is not None and active is not None:
+        raise ValueError("pair, active: expected at most one way of absorbing the linear term")
+    if all(v == 0 for v in w_i):
+        bn += c * b_i
+    elif pair is not None:
+        if len(tuple(pair)) != 2:
+            raise ValueError(f"pair: expected two neuron indices (j, k), got {pair!r}")
+        j = _check_neuron(net, layer, pair[0], "pair[0]")
+        k = _check_neuron(net, layer, pair[1], "pair[1]")
+        if len({i, j, k}) != 3:
+            raise MoveError(f"pair: expected two neurons different from each other and from neuron {i}, got {pair!r}")
+        row_j = np.concatenate([W[j], [b[j]]])
+        row_k = np.concatenate([W[k], [b[k]]])
+        p = next(q for q in range(len(row_j)) if row_j[q] != 0) if any(v != 0 for v in row_j) else None
+        rho = -row_k[p] / row_j[p] if p is not None else None
+        if rho is None or rho <= 0 or any(row_k[q] != -rho * row_j[q] for q in range(len(row_j))):
+            raise MoveError(f"pair: neurons {j} and {k} are not an opposite pair ([W|b]_k = -rho [W|b]_j, rho > 0)")
+        p = next(q for q in range(len(w_i)) if w_i[q] != 0)
+        lam = W[j][p] / w_i[p]
+        if any(W[j][q] != lam * w_i[q] for q in range(len(w_i))):
+            raise MoveError(f"pair: the weights of neuron {j} are not parallel to those of neuron {i}")
+        # c u_i = (c / lam) (z_j - z_k / rho) + c (b_i - b_j / lam)
+        Wn[:, j] += c / lam
+        Wn[:, k] -= c / (lam * rho)
+        bn += c * (b_i - b[j] / lam)
+    elif active is not None:
+        S = [_check_neuron(net, layer, j, "active") for j in active]
+        if i in S or len(set(S)) != len(S) or not S:
+            raise MoveError(f"active: expected distinct neurons other than {i}, got {list(active)!r}")
+        for j in S:
+            if not _row_active(layer, W[j], b[j]):
+                raise MoveError(f"active: neuron {j} of layer {layer} is not always active")
+        alpha = rat.solve_exact(W[S].T, w_i)
+        if alpha is None:
+            raise MoveError(f"active: the weights of neuron {i} are not in the span of neurons {S}")
+        for a, j in zip(alpha, S):
+            Wn[:, j] += c * a
+        bn += c * (b_i - sum((a * b[j] for a, j in zip(alpha, S)), Fraction(0)))
+    else:
+        raise MoveError(f"neuron {i} has nonzero weights: pass pair=(j, k) or active=[...] to absorb the linear term")
+    W[i] = -w_i
+    b[i] = -b_i
+    return _rebuild(net, Ws, bs)
+
+
+def perturb_dead(net: ReLUNet, layer: int, neuron: int, *, weights: Any = None, bias: Any = None,
+                 outgoing: Any = None) -> ReLUNet:
+    """Symmetry 4: a dead neuron's parameters are free as long as it stays dead.
+
+    The neuron must be dead on the image of the previous layer, and stay dead with the new incoming
+    ``weights``/``bias``; its ``outgoing`` weights (column of W_{l+1}) are then arbitrary.
+    """
+    layer = _check_layer(net, layer)
+    i = _check_neuron(net, layer, neuron)
+    Ws, bs = _layers(net)
+    if not _row_dead(layer, Ws[layer - 1][i], bs[layer - 1][i]):
+        raise MoveError(f"neuron {i} of layer {layer} is not dead")
+    if weights is not None:
+        new = rat.fraction_array(np.asarray(weights, dtype=object))
+        if new.shape != (net.widths[layer - 1],):
+            raise ValueError(f"weights: expected shape ({net.widths[layer - 1]},), got {new.shape}")
+        Ws[layer - 1][i] = new
+    if bias is not None:
+        bs[layer - 1][i] = _as_fraction(bias, "bias")
+    if not _row_dead(layer, Ws[layer - 1][i], bs[layer - 1][i]):
+        raise MoveError(f"the new weights/bias would make neuron {i} of layer {layer} alive")
+    if outgoing is not None:
+        new = rat.fraction_array(np.asarray(outgoing, dtype=object))
+        if new.shape != (net.widths[layer + 1],):
+            raise ValueError(f"outgoing: expected shape ({net.widths[layer + 1]},), got {new.shape}")
+        Ws[layer][:, i] = new
+    return _rebuild(net, Ws, bs)
+
+
+def mix_active(net: ReLUNet, layer: int, neurons: Sequence[int], G: Any) -> ReLUNet:
+    """Symmetry 5: ``[W_l b_l]_S -> G [W_l b_l]_S`` and ``W_{l+1}[:, S] -> W_{l+1}[:, S] G^{-1}``.
+
+    S must be always active, G invertible, and the new block must still be always active.
+    """
+    layer = _check_layer(net, layer)
+    S = [_check_neuron(net, layer, j, "neurons") for j in neurons]
+    if not S or len(set(S)) != len(S):
+        raise ValueError(f"neurons: expected distinct neuron indices, got {list(neurons)!r}")
+    Gf = rat.fraction_array(np.asarray(G, dtype=object))
+    if Gf.shape != (len(S), len(S)):
+        raise ValueError(f"G: expected shape ({len(S)}, {len(S)}), got {Gf.shape}")
+    Ginv = rat.inverse(Gf)
+    if Ginv is None:
+        raise MoveError("G: expected an invertible matrix")
+    Ws, bs = _layers(net)
+    W, b = Ws[layer - 1], bs[layer - 1]
+    for j in S:
+        if not _row_active(layer, W[j], b[j]):
+            raise MoveError(f"neurons: neuron {j} of layer {layer} is not always active")
+    M = np.concatenate([W[S], b[S].reshape(-1, 1)], axis=1)
+    new = np.dot(Gf, M)
+    for r in range(len(S)):
+        if not _row_active(layer, new[r, :-1], new[r, -1]):
+            raise MoveError("G: the mixed block would not stay always active")
+    W[S] = new[:, :-1]
+    b[S] = new[:, -1]
+    Ws[layer][:, S] = np.dot(Ws[layer][:, S], Ginv)
+    return _rebuild(net, Ws, bs)
+
+
+def shift_bounds(net: ReLUNet, layer: int, neuron: int) -> Optional[Fraction]:
+    """Smallest valid shift t of :func:`shift_hidden_bias` (None if -inf, i.e. no neuron reads it).
+
+    Raises MoveError when the hidden-hyperplane condition fails.
+    """
+    layer = _check_layer(net, layer, below_last=True)
+    i = _check_neuron(net, layer, neuron)
+    Ws, bs = net.exact_parameters()
+    U, beta = Ws[layer], bs[layer]
+    t_min = None
+    for k in range(U.shape[0]):
+        u = U[k]
+        if u[i] == 0:
+            continue
+        if u[i] < 0 or beta[k] > 0 or any(u[m] > 0 for m in range(len(u)) if m != i):
+            raise MoveError(
+                f"neuron {k} of layer {layer + 1} reads neuron {i} but is not inactive on its facet "
+                "(needs u_ki > 0, beta_k <= 0 and u_kl <= 0 for l != i)"
+            )
+        bound = beta[k] / u[i]
+        t_min = bound if t_min is None else max(t_min, bound)
+    return t_min
+
+
+def shift_hidden_bias(net: ReLUNet, layer: int, neuron: int, t: Any) -> ReLUNet:
+    """Symmetry 6: ``b_l[i] += t`` and ``b_{l+1}[k] -= W_{l+1}[k, i] t`` for every k reading neuron i.
+
+    Valid when every neuron k of layer l+1 with ``W_{l+1}[k, i] != 0`` is inactive on the facet
+    ``z_i = 0`` of the orthant (``W_{l+1}[k, i] > 0``, ``b_{l+1}[k] <= 0``, ``W_{l+1}[k, l'] <= 0``
+    otherwise) and ``t >= max_k b_{l+1}[k] / W_{l+1}[k, i]`` (see :func:`shift_bounds`).
+    """
+    layer = _check_layer(net, layer, below_last=True)
+    i = _check_neuron(net, layer, neuron)
+    t = _as_fraction(t, "t")
+    t_min = shift_bounds(net, layer, i)
+    if t_min is not None and t < t_min:
+        raise MoveError(f"t: expected t >= {t_min} for this hidden-hyperplane shift, got {t}")
+    Ws, bs = _layers(net)
+    bs[layer - 1][i] += t
+    bs[layer] = bs[layer] - Ws[layer][:, i] * t
+    return _rebuild(net, Ws, bs)
