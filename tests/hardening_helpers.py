@@ -1,0 +1,119 @@
+"""Shared pieces of the hardening tests: hostile values, an error check that counts what it tried, and
+the Ctrl-C harness. Set PAPERKERNELS_HOSTILE_COUNTS=<file> to append the per-module counts to a file."""
+
+from __future__ import annotations
+
+import _thread
+import collections
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+HOSTILE_TRIED: "collections.Counter[str]" = collections.Counter()
+
+# Small example counts: the whole hardening suite must stay within about a minute on 2 cores.
+FEW = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SOME = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def expect_error(module: str, name: str, call, *args, **kwargs) -> Exception:
+    """``call(*args, **kwargs)`` must raise ValueError or TypeError whose message names ``name``."""
+    HOSTILE_TRIED[module] += 1
+    with pytest.raises((ValueError, TypeError)) as info:
+        call(*args, **kwargs)
+    assert name in str(info.value), f"message does not name {name!r}: {info.value}"
+    return info.value
+
+
+def write_counts(module: str) -> None:
+    path = os.environ.get("PAPERKERNELS_HOSTILE_COUNTS")
+    if path:
+        with open(path, "a") as f:
+            f.write(f"{module} {HOSTILE_TRIED[module]}\n")
+
+
+# Values no numeric array argument accepts.
+BAD_ARRAYS = [
+    None,
+    "abc",
+    np.array(["a", "b"]),
+    np.array([object(), 1.0], dtype=object),
+    np.array([1 + 2j, 3.0]),
+    np.array([]),
+]
+
+# Values no integer count accepts.
+BAD_COUNTS = [None, "3", 2.5, float("nan"), -1, 10**30, True, [3], 1 + 0j]
+
+# Values no finite real parameter accepts.
+BAD_REALS = [None, "0.5", float("nan"), float("inf"), -float("inf"), [0.5], 1 + 2j]
+
+
+@st.composite
+def poisoned(draw, base: np.ndarray):
+    """``base`` with one entry replaced by NaN or +-inf."""
+    out = np.array(base, dtype=np.float64, copy=True)
+    flat = out.reshape(-1)
+    flat[draw(st.integers(0, flat.size - 1))] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+    return out
+
+
+def non_contiguous_copies(a: np.ndarray):
+    """The same values as a Fortran-ordered array and as a strided view."""
+    fortran = np.asfortranarray(a)
+    wide = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), dtype=a.dtype)
+    wide[..., ::2] = a
+    strided = wide[..., ::2]
+    return fortran, strided
+
+
+def interrupted_quickly(call, after: float = 0.3, within: float = 5.0) -> float:
+    """Run ``call`` with Ctrl-C sent after ``after`` seconds; it must raise KeyboardInterrupt within
+    ``within`` seconds. Returns the time it took."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(after, _thread.interrupt_main)
+    start = time.perf_counter()
+    returned = False
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            call()
+            returned = True
+            time.sleep(within)  # absorbs the pending Ctrl-C; the assertion below then fails
+        elapsed = time.perf_counter() - start
+    finally:
+        timer.cancel()
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
+    assert not returned, "the call finished before Ctrl-C arrived: give it more work"
+    assert elapsed < within, f"Ctrl-C took {elapsed:.2f} s to stop the call"
+    return elapsed
+
+
+def run_in_threads(fn, inputs):
+    """``fn`` on each input, each in its own Python thread, started together."""
+    results = [None] * len(inputs)
+    errors = []
+    barrier = threading.Barrier(len(inputs))
+
+    def work(i):
+        try:
+            barrier.wait()
+            results[i] = fn(inputs[i])
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
