@@ -15,7 +15,6 @@ namespace paperkernels::shapes {
 // out (H x W) = fraction of the pixel's s x s sample points inside the rings (even-odd rule).
 inline void rasterize(const RingSet& rings, int H, int W, int ss, double* out) {
   std::fill(out, out + static_cast<std::size_t>(H) * W, 0.0);
-  const double share = 1.0 / (static_cast<double>(ss) * ss);
   const double cols = static_cast<double>(W) * ss;
   std::vector<double> crossings;
   for (int row = 0; row < H * ss; ++row) {
@@ -38,16 +37,19 @@ inline void rasterize(const RingSet& rings, int H, int W, int ss, double* out) {
       const double last = std::ceil((crossings[k + 1] + 1.0) * cols / 2.0 - 0.5);
       const long c0 = static_cast<long>(std::max(0.0, first));
       const long c1 = static_cast<long>(std::min(cols, last));
-      for (long c = c0; c < c1; ++c) pixels[c / ss] += share;
+      for (long c = c0; c < c1; ++c) pixels[c / ss] += 1.0;
     }
   }
+  // Exact sample counts divided once: a fully covered pixel is exactly 1, never 1 + ulp.
+  const double samples = static_cast<double>(ss) * ss;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(H) * W; ++i) out[i] /= samples;
 }
 
 // out (R x C) pixel (i, j) = mean over s x s samples (x, y) of the input mask at c + (x, y) / scale,
 // the input being constant on its pixels and zero outside the image.
 template <class T>
 void resample(const T* mask, int H, int W, double cx, double cy, double scale, int R, int C, int ss, double* out) {
-  const double share = 1.0 / (static_cast<double>(ss) * ss);
+  const double samples = static_cast<double>(ss) * ss;
   for (int i = 0; i < R; ++i)
     for (int j = 0; j < C; ++j) {
       double sum = 0.0;
@@ -64,7 +66,7 @@ void resample(const T* mask, int H, int W, double cx, double cy, double scale, i
           sum += static_cast<double>(mask[static_cast<std::size_t>(row) * W + static_cast<std::size_t>(col)]);
         }
       }
-      out[static_cast<std::size_t>(i) * C + j] = sum * share;
+      out[static_cast<std::size_t>(i) * C + j] = sum / samples;  // <= 1 when the mask is
     }
 }
 
