@@ -4,6 +4,7 @@
 #include <pybind11/complex.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <memory>
@@ -200,7 +201,12 @@ void bind_shapes(py::module_& m) {
         const PolygonRule which = rule == "fan" ? PolygonRule::fan : PolygonRule::boundary;
         {
           py::gil_scoped_release release;
-          const std::size_t per_task = 16, n_tasks = (static_cast<std::size_t>(B) + per_task - 1) / per_task;
+          // Small tasks when each polygon is costly (~vertices x S), so that Ctrl-C is seen quickly.
+          const double work_per_polygon =
+              static_cast<double>(xy.shape(0)) / static_cast<double>(std::max<py::ssize_t>(B, 1)) * static_cast<double>(S);
+          const std::size_t per_task =
+              static_cast<std::size_t>(std::clamp(2.0e5 / std::max(work_per_polygon, 1.0), 1.0, 16.0));
+          const std::size_t n_tasks = (static_cast<std::size_t>(B) + per_task - 1) / per_task;
           run_parallel(n_tasks, threads, bind::python_signal_poll(), [&](std::size_t t) {
             PolygonMoments engine(N, which);
             const std::size_t end = std::min(static_cast<std::size_t>(B), (t + 1) * per_task);
