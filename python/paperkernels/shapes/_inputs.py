@@ -14,12 +14,33 @@ from .._validation import as_int
 MAX_ORDER = 200
 """Largest supported order N (the radial recurrences stay accurate to ~1e-15 well beyond)."""
 
+MAX_OUTPUT_BYTES = 2 * 2**30
+"""Largest array (bytes) that rasterising, resampling or synthesising may return in one call."""
+
+MAX_RADIAL_DEGREE = 100_000
+"""Largest n accepted by :func:`radial` (its table holds (n - |m|) / 2 + 1 values per radius)."""
+
+MAX_GAUSS_NODES = 20_000
+"""Largest Gauss-Legendre rule (building it costs O(nodes^2))."""
+
 _MASK_DTYPES = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.uint8), np.dtype(np.bool_))
 _UNIT_DISK_TOLERANCE = 1e-9
 
 
 def as_order(N: Any, name: str = "N") -> int:
     return as_int(N, name, low=0, high=MAX_ORDER)
+
+
+def check_output_bytes(shape: Tuple[int, ...], name: str, hint: str) -> None:
+    """Refuse up front a float64 result of ``shape`` larger than :data:`MAX_OUTPUT_BYTES`."""
+    size = 8
+    for extent in shape:
+        size *= int(extent)
+    if size > MAX_OUTPUT_BYTES:
+        raise ValueError(
+            f"{name}: the float64 result of shape {tuple(int(e) for e in shape)} would take {size / 2**30:.3g} GiB, "
+            f"above the limit of {MAX_OUTPUT_BYTES / 2**30:.3g} GiB (paperkernels.shapes._inputs.MAX_OUTPUT_BYTES); {hint}"
+        )
 
 
 def _describe(value: Any) -> str:

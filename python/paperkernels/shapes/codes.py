@@ -43,7 +43,7 @@ def freqprop(z: Any, lam: float = 0.6, *, angular: bool = True) -> np.ndarray:
     """
     lam = as_float(lam, "lam")
     arr, single = _as_coefficients(z)
-    out = _core.shapes_freqprop(arr, order_of(arr, "z"), lam, True, bool(angular), False)
+    out = _finite(_core.shapes_freqprop(arr, order_of(arr, "z"), lam, True, bool(angular), False))
     return out[0] if single else out
 
 
@@ -51,8 +51,14 @@ def inverse_freqprop(z: Any, lam: float = 0.6, *, angular: bool = True) -> np.nd
     """Exact inverse of :func:`freqprop` (angular step undone first, then the radial step)."""
     lam = as_float(lam, "lam")
     arr, single = _as_coefficients(z)
-    out = _core.shapes_freqprop(arr, order_of(arr, "z"), lam, True, bool(angular), True)
+    out = _finite(_core.shapes_freqprop(arr, order_of(arr, "z"), lam, True, bool(angular), True))
     return out[0] if single else out
+
+
+def _finite(out: np.ndarray) -> np.ndarray:
+    if not np.all(np.isfinite(out)):
+        raise ValueError("lam: the propagated coefficients overflow float64; use a smaller |lam| or rescale z")
+    return out
 
 
 def code_length(N: int, invariant: bool = False) -> int:
@@ -74,8 +80,9 @@ def order_for_length(encode_len: int, invariant: bool = False) -> int:
 
 def to_codes(z: Any) -> np.ndarray:
     """Real layout ``[Re z_k, Im z_k]`` for k in the half set: float64 ``(..., 2 S)``."""
-    arr = np.ascontiguousarray(z, dtype=np.complex128)
-    return arr.view(np.float64).copy()
+    arr, single = _as_coefficients(z)
+    codes = arr.view(np.float64).copy()
+    return codes[0] if single else codes
 
 
 def from_codes(codes: Any, N: int, name: str = "codes") -> np.ndarray:
@@ -87,6 +94,8 @@ def from_codes(codes: Any, N: int, name: str = "codes") -> np.ndarray:
     arr = np.atleast_2d(np.asarray(arr, dtype=np.float64))
     if arr.ndim != 2:
         raise ValueError(f"{name}: expected shape (D,) or (B, D), got {np.shape(codes)}")
+    if arr.size == 0:
+        raise ValueError(f"{name}: expected a non-empty array, got shape {np.shape(codes)}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name}: expected finite values, got NaN or infinity")
     full = code_length(N)

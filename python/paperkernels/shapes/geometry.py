@@ -9,12 +9,15 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
-from ._inputs import as_masks, pack_polygons, split_polygons
+from ._inputs import as_masks, check_output_bytes, pack_polygons, split_polygons
 from .zernike import _as_resolution, _guess_input
 
 __all__ = ["normalize", "denormalize", "rasterize", "star_polygon", "regular_polygon", "iou", "COMPAT_XSHAPEENC"]
 
 COMPAT_XSHAPEENC = "xshapeenc-0.1.2"
+
+MAX_POLYGON_VERTICES = 10_000_000
+"""Largest vertex count of the generated primitives (star_polygon, regular_polygon)."""
 
 
 def _as_compat(compat: Any) -> Optional[str]:
@@ -183,6 +186,7 @@ def _normalize_masks(shape, margin, res, supersample, compat, n_threads) -> Tupl
     pose = np.column_stack([cx, cy, scale])
     R, C = (H, W) if res is None else _as_resolution(res)
     supersample = as_int(supersample, "supersample", low=1, high=16)
+    check_output_bytes((B, R, C), "res", "normalise smaller batches or at a lower res")
     unit = _core.shapes_resample(masks, np.ascontiguousarray(pose), R, C, supersample, as_n_threads(n_threads))
     return (unit[0], pose[0]) if single else (unit, pose)
 
@@ -214,11 +218,18 @@ def denormalize(
         def mapper(b: int) -> Callable[[np.ndarray], np.ndarray]:
             return lambda xy: rows[b, :2] + np.asarray(xy, dtype=np.float64) / rows[b, 2]
 
-        if single:
-            return _map_shape(unit_shape, mapper(0))
-        if isinstance(unit_shape, np.ndarray):
-            return rows[:, None, :2] + np.asarray(unit_shape, dtype=np.float64) / rows[:, 2, None, None]
-        return [_map_shape(item, mapper(b)) for b, item in enumerate(unit_shape)]
+        with np.errstate(over="ignore"):
+            if single:
+                out = _map_shape(unit_shape, mapper(0))
+            elif isinstance(unit_shape, np.ndarray):
+                out = rows[:, None, :2] + np.asarray(unit_shape, dtype=np.float64) / rows[:, 2, None, None]
+            else:
+                out = [_map_shape(item, mapper(b)) for b, item in enumerate(unit_shape)]
+        try:
+            pack_polygons(split_polygons(out, "unit_shape")[0], "unit_shape", unit_disk=False)
+        except ValueError:
+            raise ValueError("pose: the world coordinates c + unit / s overflow float64 (scale s too small?)") from None
+        return out
     masks, single = as_masks(unit_shape, "unit_shape")
     rows = np.atleast_2d(poses)
     if len(rows) != len(masks):
@@ -226,6 +237,7 @@ def denormalize(
     inverse = np.column_stack([-rows[:, 0] * rows[:, 2], -rows[:, 1] * rows[:, 2], 1.0 / rows[:, 2]])
     R, C = masks.shape[1:] if res is None else _as_resolution(res)
     supersample = as_int(supersample, "supersample", low=1, high=16)
+    check_output_bytes((len(masks), R, C), "res", "denormalise smaller batches or at a lower res")
     world = _core.shapes_resample(masks, np.ascontiguousarray(inverse), R, C, supersample, as_n_threads(n_threads))
     return world[0] if single else world
 
@@ -240,6 +252,7 @@ def rasterize(polygons: Any, res: Any = 128, *, supersample: int = 1, n_threads:
     supersample = as_int(supersample, "supersample", low=1, high=16)
     batch, single = split_polygons(polygons, "polygons")
     packed = pack_polygons(batch, "polygons", unit_disk=False)
+    check_output_bytes((packed.count, H, W), "res", "rasterise smaller batches or at a lower res")
     out = _core.shapes_rasterize(
         packed.vertices,
         packed.ring_start,
@@ -258,10 +271,10 @@ def star_polygon(
 ) -> np.ndarray:
     """Star with ``n_points`` tips (``2 n_points`` vertices, counter-clockwise): tips at ``radius``,
     notches at ``inner * radius``, the first tip at angle ``rotation``."""
-    n_points = as_int(n_points, "n_points", low=2)
+    n_points = as_int(n_points, "n_points", low=2, high=MAX_POLYGON_VERTICES // 2)
     inner = as_float(inner, "inner", low=0.0, high=1.0, low_open=True)
     radius = as_float(radius, "radius", low=0.0, low_open=True)
-    angles = float(rotation) + np.pi * np.arange(2 * n_points) / n_points
+    angles = as_float(rotation, "rotation") + np.pi * np.arange(2 * n_points) / n_points
     r = np.where(np.arange(2 * n_points) % 2 == 0, radius, inner * radius)
     c = as_array(center, "center", shape=(2,))
     return np.column_stack([c[0] + r * np.cos(angles), c[1] + r * np.sin(angles)])
@@ -269,9 +282,9 @@ def star_polygon(
 
 def regular_polygon(n_sides: int, *, radius: float = 1.0, rotation: float = 0.0, center=(0.0, 0.0)) -> np.ndarray:
     """Regular polygon with ``n_sides`` vertices on a circle of ``radius`` (counter-clockwise)."""
-    n_sides = as_int(n_sides, "n_sides", low=3)
+    n_sides = as_int(n_sides, "n_sides", low=3, high=MAX_POLYGON_VERTICES)
     radius = as_float(radius, "radius", low=0.0, low_open=True)
-    angles = float(rotation) + 2 * np.pi * np.arange(n_sides) / n_sides
+    angles = as_float(rotation, "rotation") + 2 * np.pi * np.arange(n_sides) / n_sides
     c = as_array(center, "center", shape=(2,))
     return np.column_stack([c[0] + radius * np.cos(angles), c[1] + radius * np.sin(angles)])
 
@@ -279,8 +292,10 @@ def regular_polygon(n_sides: int, *, radius: float = 1.0, rotation: float = 0.0,
 def iou(a: Any, b: Any, threshold: float = 0.5) -> Any:
     """Intersection over union of masks binarised at ``>= threshold``: a float, or ``(B,)`` for batches."""
     threshold = as_float(threshold, "threshold")
-    A = np.asarray(a) >= threshold
-    Bm = np.asarray(b) >= threshold
+    A = as_array(a, "a", dtype=np.float64, allow_empty=True) >= threshold
+    Bm = as_array(b, "b", dtype=np.float64, allow_empty=True) >= threshold
+    if A.ndim < 2:
+        raise ValueError(f"a: expected a mask (H, W) or a batch (B, H, W), got shape {A.shape}")
     if A.shape != Bm.shape:
         raise ValueError(f"a, b: expected masks of the same shape, got {A.shape} and {Bm.shape}")
     axes = tuple(range(A.ndim - 2, A.ndim))

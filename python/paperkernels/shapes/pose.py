@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_array, as_float, as_int
+from ._inputs import MAX_GAUSS_NODES
 from .geometry import _as_compat
 
 __all__ = ["PoseEncoder"]
@@ -110,7 +111,7 @@ class PoseEncoder:
         )
         if self.compat is None:
             top = int(self.orders[-1])
-            n_nodes = max(256, top // 2 + 160) if n_nodes is None else as_int(n_nodes, "n_nodes", low=8)
+            n_nodes = max(256, top // 2 + 160) if n_nodes is None else as_int(n_nodes, "n_nodes", low=8, high=MAX_GAUSS_NODES)
             x, w = _core.shapes_gauss_legendre(n_nodes)
             self._rho = 0.5 * (x + 1.0)
             self._weight = 0.5 * w * self._rho  # includes the area factor rho

@@ -20,8 +20,17 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from .. import _core
-from .._validation import as_array, as_choice, as_int, as_n_threads
-from ._inputs import MAX_ORDER, as_masks, as_order, pack_polygons, split_polygons
+from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
+from ._inputs import (
+    MAX_GAUSS_NODES,
+    MAX_ORDER,
+    MAX_RADIAL_DEGREE,
+    as_masks,
+    as_order,
+    check_output_bytes,
+    pack_polygons,
+    split_polygons,
+)
 
 __all__ = [
     "MAX_ORDER",
@@ -37,6 +46,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_BASIS_BYTES = 256 * 2**20
+MAX_GRID_SIDE = 1 << 24  # samples per axis of a polar grid
 
 
 def n_coefficients(N: int) -> int:
@@ -61,11 +71,12 @@ def radial(n: int, m: int, rho: Any) -> np.ndarray:
 
     Accurate to about 1e-15 up to n = 300, where the factorial sum has lost every digit.
     """
-    n = as_int(n, "n", low=0)
+    n = as_int(n, "n", low=0, high=MAX_RADIAL_DEGREE)
     m = as_int(m, "m", low=-n, high=n)
     if (n - m) % 2:
         raise ValueError(f"m: expected n - m even, got n = {n}, m = {m}")
     flat, shape = _as_radii(rho)
+    check_output_bytes((flat.size, (n - abs(m)) // 2 + 1), "rho", "evaluate fewer radii per call")
     values = _core.shapes_radial_band(abs(m), (n - abs(m)) // 2 + 1, flat)[:, -1]
     return values.reshape(shape)
 
@@ -109,9 +120,14 @@ def polar_grid(n_theta: int, n_rho: int, rule: str = "midpoint") -> PolarGrid:
     """A consistent polar grid: ``theta_i = 2 pi i / n_theta`` (periodic trapezoid, spectrally exact in
     theta) and radii by the ``"midpoint"`` rule (``rho_j = (j + 1/2) / n_rho``) or ``"gauss"``
     (Gauss-Legendre on [0, 1], exact for polynomials of degree < 2 n_rho)."""
-    n_theta = as_int(n_theta, "n_theta", low=1)
-    n_rho = as_int(n_rho, "n_rho", low=1)
+    n_theta = as_int(n_theta, "n_theta", low=1, high=MAX_GRID_SIDE)
+    n_rho = as_int(n_rho, "n_rho", low=1, high=MAX_GRID_SIDE)
     rule = as_choice(rule, "rule", ("midpoint", "gauss"))
+    if rule == "gauss" and n_rho > MAX_GAUSS_NODES:
+        raise ValueError(
+            f"n_rho: a Gauss-Legendre rule of {n_rho} nodes costs O(n_rho^2); the limit is {MAX_GAUSS_NODES} "
+            "(use rule='midpoint' for finer grids)"
+        )
     theta = 2 * np.pi * np.arange(n_theta) / n_theta
     wtheta = np.full(n_theta, 2 * np.pi / n_theta)
     if rule == "midpoint":
@@ -221,6 +237,7 @@ def zernike_moments(
     N = as_order(N)
     input = as_choice(input, "input", ("auto", "cartesian", "polar", "polygon"))
     threads = as_n_threads(n_threads)
+    max_basis_bytes = as_float(max_basis_bytes, "max_basis_bytes", low=0.0)
     if input == "auto":
         input = _guess_input(shapes)
     if input == "polygon":
@@ -289,8 +306,12 @@ def synthesize(
     H, W = _as_resolution(res)
     single = z.ndim == 1
     threads = as_n_threads(n_threads)
+    max_basis_bytes = as_float(max_basis_bytes, "max_basis_bytes", low=0.0)
+    check_output_bytes((1 if single else z.shape[0], H, W), "res", "synthesize smaller batches or at a lower res")
     basis = cartesian_basis(N, H, W, 1, True, max_basis_bytes, threads)
     field = basis.synthesize(np.atleast_2d(z), threads)
+    if not np.all(np.isfinite(field)):
+        raise ValueError("coefficients: values too large, the field overflows float64; rescale the coefficients")
     return field[0] if single else field
 
 
