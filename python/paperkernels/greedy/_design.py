@@ -16,6 +16,21 @@ from .. import _core
 
 CRITERIA = {"fs": 0, "omp": 1}
 
+MAX_RESULT_BYTES = 4 * 2**30
+"""Largest memory of one ensemble fit's per-learner results (active sets, gains, coefficients)."""
+
+
+def check_result_size(n_learners: int, k: int) -> None:
+    """Refuse up front a fit whose per-learner results would not fit in :data:`MAX_RESULT_BYTES`."""
+    size = 8 * n_learners * (k * (k + 1) // 2 + 2 * k)
+    if size > MAX_RESULT_BYTES:
+        raise ValueError(
+            f"n_estimators: {n_learners} learners of k = {k} steps keep {size / 2**30:.3g} GiB of per-learner "
+            f"results, above the limit of {MAX_RESULT_BYTES / 2**30:.3g} GiB "
+            "(paperkernels.greedy._design.MAX_RESULT_BYTES); use fewer estimators or a smaller k"
+        )
+
+
 # Gram matrices above this many features are never built by precompute="auto" (8 p^2 bytes).
 MAX_AUTO_GRAM_FEATURES = 8192
 
@@ -74,7 +89,8 @@ class CentredDesign:
     """X centred (or not), in the layout the C++ core wants, ready to be fitted to any y."""
 
     def __init__(self, X: np.ndarray, *, fit_intercept: bool, gram: bool) -> None:
-        X = np.asarray(X, dtype=np.float64)
+        # One memory layout for every input layout: BLAS rounds differently on Fortran-ordered data.
+        X = np.ascontiguousarray(X, dtype=np.float64)
         self.n_samples, self.n_features = X.shape
         self.fit_intercept = fit_intercept
         self.x_mean = X.mean(axis=0) if fit_intercept else np.zeros(self.n_features)
