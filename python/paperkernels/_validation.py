@@ -136,6 +136,9 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+MAX_THREADS = 4096
+
+
 def as_n_threads(value: Any, name: str = "n_threads") -> int:
     """Thread count for the C++ core: None or -1 = all available cores, else a positive int.
 
@@ -143,7 +146,7 @@ def as_n_threads(value: Any, name: str = "n_threads") -> int:
     """
     if value is None:
         return available_cores()
-    n = as_int(value, name)
+    n = as_int(value, name, high=MAX_THREADS)
     if n == 0:
         raise ValueError(f"{name}: expected a positive integer, None or a negative count from the end (-1 = all cores), got 0")
     if n < 0:
