@@ -7,7 +7,7 @@ from typing import Optional, Union
 import numpy as np
 
 from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
-from ._design import CentredDesign, importances, resolve_m, selection_frequencies, use_gram
+from ._design import CentredDesign, check_result_size, importances, resolve_m, selection_frequencies, use_gram
 from ._sklearn_compat import BaseEstimator, RegressorMixin, check_is_fitted, seed_from_random_state, validate
 
 
@@ -126,10 +126,12 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         precompute = self.precompute
         if not (precompute is True or precompute is False or precompute == "auto"):
             raise ValueError(f"precompute: expected 'auto', True or False, got {precompute!r}")
+        n_learners = as_int(self.n_estimators, "n_estimators", low=1)
+        check_result_size(n_learners, k)
         return dict(
             k=k,
             m=resolve_m(self.m, n_features),
-            n_learners=as_int(self.n_estimators, "n_estimators", low=1),
+            n_learners=n_learners,
             criterion=as_choice(self.criterion, "criterion", ("fs", "omp")),
             tol=as_float(self.tol, "tol", low=0.0, high=1.0, high_open=True),
             n_threads=as_n_threads(self.n_jobs, "n_jobs"),

@@ -18,7 +18,7 @@ import numpy as np
 from .._report import Report
 from .._seed import as_seed
 from .._validation import as_array, as_float, as_int
-from ._design import CentredDesign, use_gram
+from ._design import MAX_RESULT_BYTES, CentredDesign, use_gram
 from ._theory import exact_weights
 
 
@@ -76,12 +76,24 @@ class BiasVariance:
         report.table(["k", "bias^2", "variance", "risk", "train err", "df", "df se"], rows)
 
 
+def _check_replicates(n_replicates: int, length: int) -> None:
+    """The covariance estimate keeps every replicate's noise vector: refuse what would not fit."""
+    size = 8 * n_replicates * length
+    if size > MAX_RESULT_BYTES:
+        raise ValueError(
+            f"n_replicates: {n_replicates} replicates of {length} noise values take {size / 2**30:.3g} GiB, above the "
+            f"limit of {MAX_RESULT_BYTES / 2**30:.3g} GiB (paperkernels.greedy._design.MAX_RESULT_BYTES); "
+            "use fewer replicates and average independent runs"
+        )
+
+
 def _simulation_inputs(estimator, X, mu, sigma, n_replicates, random_state):
     X = as_array(X, "X", ndim=2)
     n, p = X.shape
     mu = as_array(mu, "mu", shape=(n,))
     sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
     n_replicates = as_int(n_replicates, "n_replicates", low=2)
+    _check_replicates(n_replicates, n)
     params = estimator._checked_params(n, p)
     gram = use_gram(params["precompute"], n, p, params["k"], params["m"], params["n_learners"])
     design = CentredDesign(X, fit_intercept=bool(estimator.fit_intercept), gram=gram)
@@ -222,6 +234,7 @@ def degrees_of_freedom_orthogonal(theta, sigma: float, k: int, m: int, *, n_repl
     p = theta.shape[0]
     sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
     n_replicates = as_int(n_replicates, "n_replicates", low=2)
+    _check_replicates(n_replicates, p)
     weights = exact_weights(k, m, p)
     rng = np.random.default_rng(as_seed(random_state, "random_state"))
     covariance = _CovarianceEstimate(sigma)

@@ -144,6 +144,8 @@ def _validate_without_sklearn(estimator, X, y, reset: bool) -> Tuple[np.ndarray,
 def validate(estimator, X, y=None, *, reset: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
     """Validated float64 X (and y) following scikit-learn's conventions; sets or checks
     ``n_features_in_`` and ``feature_names_in_``."""
+    if X is None:
+        raise TypeError("X: expected an array of shape (n_samples, n_features), got None")
     if reset and y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None.")
     if HAVE_SKLEARN:

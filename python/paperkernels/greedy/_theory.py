@@ -18,6 +18,19 @@ from .._validation import as_float, as_int
 _NEGLIGIBLE_WEIGHT = 1e-12
 _MAX_EXTRA_RANKS = 100_000
 
+MAX_WORK = 2 * 10**8
+"""Largest k * p (exact_weights) or k * n_ranks (asymptotic_weights): about a second of work."""
+MAX_RANKS = 10**7
+"""Longest weight vector returned by asymptotic_weights and logistic_bounds."""
+
+
+def _check_work(k: int, length: int, what: str, hint: str) -> None:
+    if k * length > MAX_WORK:
+        raise ValueError(
+            f"k: the recursion costs k * {what} = {k * length:.3g} steps, above the limit of {MAX_WORK:.3g} "
+            f"(paperkernels.greedy._theory.MAX_WORK); {hint}"
+        )
+
 
 def exact_weights(k: int, m: int, p: int) -> np.ndarray:
     """Exact finite-p rank weights ``w_r = P(rank-r feature selected within k steps)``.
@@ -48,6 +61,7 @@ def exact_weights(k: int, m: int, p: int) -> np.ndarray:
     p = as_int(p, "p", low=1)
     k = as_int(k, "k", low=0, high=p)
     m = as_int(m, "m", low=1, high=p)
+    _check_work(k, p, "p", "for large p use asymptotic_weights(k, m / p), its p -> infinity limit")
     previous = np.zeros(p - k)  # W(0, j, p - k) = 0 for ranks 1..p-k
     for i in range(1, k + 1):
         q = p - k + i
@@ -97,7 +111,8 @@ def asymptotic_weights(k: int, gamma: float, n_ranks: Optional[int] = None) -> n
     """
     k = as_int(k, "k", low=0)
     gamma = _check_gamma(gamma)
-    n_ranks = _default_n_ranks(k, gamma) if n_ranks is None else as_int(n_ranks, "n_ranks", low=1)
+    n_ranks = _default_n_ranks(k, gamma) if n_ranks is None else as_int(n_ranks, "n_ranks", low=1, high=MAX_RANKS)
+    _check_work(k, n_ranks, "n_ranks", "pass fewer n_ranks, or use logistic_bounds(k, gamma), a closed form")
     j = np.arange(1, n_ranks + 1, dtype=np.float64)
     keep = 1.0 - gamma
     first = gamma * keep ** (j - 1)
@@ -121,7 +136,7 @@ def logistic_bounds(k: int, gamma: float, n_ranks: Optional[int] = None) -> Tupl
     """
     k = as_int(k, "k", low=0)
     gamma = _check_gamma(gamma)
-    n_ranks = _default_n_ranks(k, gamma) if n_ranks is None else as_int(n_ranks, "n_ranks", low=1)
+    n_ranks = _default_n_ranks(k, gamma) if n_ranks is None else as_int(n_ranks, "n_ranks", low=1, high=MAX_RANKS)
     j = np.arange(1, n_ranks + 1, dtype=np.float64)
     c_k = 1.0 - (1.0 - gamma) ** k
 

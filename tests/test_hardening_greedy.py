@@ -1,0 +1,277 @@
+"""Hardening of paperkernels.greedy: random valid inputs keep the invariants, hostile inputs raise
+errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import paperkernels.greedy as G
+from paperkernels.greedy import EnsembleForwardSelection
+from paperkernels.greedy import _design, _theory
+
+from hardening_helpers import (
+    BAD_ARRAYS,
+    BAD_COUNTS,
+    BAD_REALS,
+    FEW,
+    SOME,
+    expect_error,
+    interrupted_quickly,
+    non_contiguous_copies,
+    poisoned,
+    run_in_threads,
+    write_counts,
+)
+from test_resources import needs_proc, rss_growth
+
+MODULE = "greedy"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _counts():
+    yield
+    write_counts(MODULE)
+
+
+def bad(name, call, *args, **kwargs):
+    return expect_error(MODULE, name, call, *args, **kwargs)
+
+
+def sklearn_refuses(call, *args, **kwargs):
+    """X and y go through scikit-learn's own validation (for estimator-check compatibility), whose
+    messages follow scikit-learn's wording; only the error type is checked."""
+    from hardening_helpers import HOSTILE_TRIED
+
+    HOSTILE_TRIED[MODULE] += 1
+    with pytest.raises((ValueError, TypeError)):
+        call(*args, **kwargs)
+
+
+def data(seed, n, p):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    y = X[:, : min(3, p)] @ np.arange(1.0, min(3, p) + 1) + rng.standard_normal(n)
+    return X, y
+
+
+def fit(X, y, **kw):
+    params = dict(k=3, m=2, n_estimators=20, random_state=0, n_jobs=1)
+    params.update(kw)
+    return EnsembleForwardSelection(**params).fit(X, y)
+
+
+# ---- valid inputs: finite, shaped, invariant ---------------------------------------------------
+
+
+@SOME
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 40),
+    p=st.integers(1, 15),
+    frac=st.floats(0.05, 1.0),
+    criterion=st.sampled_from(["fs", "omp"]),
+    intercept=st.booleans(),
+    precompute=st.sampled_from(["auto", True, False]),
+)
+def test_fit_invariants(seed, n, p, frac, criterion, intercept, precompute):
+    X, y = data(seed, n, p)
+    k = max(1, min(p, n - 1, 4))
+    model = fit(X, y, k=k, m=frac, criterion=criterion, fit_intercept=intercept, precompute=precompute)
+    assert model.coef_path_.shape == (k + 1, p) and np.all(np.isfinite(model.coef_path_))
+    assert np.all(model.coef_path_[0] == 0)
+    freq = model.selection_frequencies_
+    assert freq.shape == (k, p) and freq.min() >= 0 and freq.max() <= 1
+    assert np.all(np.diff(freq, axis=0) >= 0)
+    chosen = (model.active_sets_ >= 0).sum(axis=1)  # learners stop early only on a degenerate design
+    np.testing.assert_allclose(freq.sum(axis=1)[-1], chosen.mean(), rtol=1e-12)
+    imp = model.feature_importances_
+    assert imp.min() >= 0 and (imp.sum() == 0 or abs(imp.sum() - 1) < 1e-12)
+    pred = model.predict(X)
+    assert pred.shape == (n,) and np.all(np.isfinite(pred))
+
+
+@FEW
+@given(seed=st.integers(0, 2**32 - 1))
+def test_layouts_and_thread_counts_agree(seed):
+    X, y = data(seed, 30, 8)
+    ref = fit(X, y, n_jobs=1)
+    for variant in non_contiguous_copies(X):
+        np.testing.assert_array_equal(fit(variant, y).coef_path_, ref.coef_path_)
+    for jobs in (2, 7):
+        np.testing.assert_array_equal(fit(X, y, n_jobs=jobs).coef_path_, ref.coef_path_)
+    strided_y = np.repeat(y, 2)[::2]
+    np.testing.assert_array_equal(fit(X, strided_y).coef_path_, ref.coef_path_)
+
+
+@SOME
+@given(p=st.integers(1, 60), data_=st.data())
+def test_exact_weights_invariants(p, data_):
+    k = data_.draw(st.integers(0, p))
+    m = data_.draw(st.integers(1, p))
+    w = G.exact_weights(k, m, p)
+    assert w.shape == (p,) and np.all(np.isfinite(w))
+    assert w.min() >= -1e-15 and w.max() <= 1 + 1e-15
+    assert abs(w.sum() - k) < 1e-9 * max(k, 1)  # weights sum to k
+    assert np.all(np.diff(w) <= 1e-12)  # a better rank is never less likely to be chosen
+
+
+@SOME
+@given(k=st.integers(0, 40), gamma=st.floats(1e-3, 1.0))
+def test_asymptotic_weights_within_logistic_bounds(k, gamma):
+    w = G.asymptotic_weights(k, gamma)
+    lower, upper = G.logistic_bounds(k, gamma, n_ranks=len(w))
+    assert np.all(np.isfinite(w)) and w.min() >= 0 and w.max() <= 1 + 1e-12
+    assert np.all(lower <= w + 1e-9) and np.all(w <= upper + 1e-9)
+
+
+# ---- hostile inputs ----------------------------------------------------------------------------
+
+X0, Y0 = data(0, 12, 4)
+
+
+@FEW
+@given(d=st.data())
+def test_poisoned_arrays_refused(d):
+    sklearn_refuses(fit, d.draw(poisoned(X0)), Y0)
+    sklearn_refuses(fit, X0, d.draw(poisoned(Y0)))
+    model = fit(X0, Y0)
+    sklearn_refuses(model.predict, d.draw(poisoned(X0)))
+    bad("theta", G.degrees_of_freedom_orthogonal, d.draw(poisoned(np.ones(4))), 1.0, 1, 1, n_replicates=3)
+    bad("mu", G.degrees_of_freedom, EnsembleForwardSelection(k=1, n_estimators=2), X0, d.draw(poisoned(Y0)), 1.0,
+        n_replicates=2)
+    bad("X", G.degrees_of_freedom, EnsembleForwardSelection(k=1, n_estimators=2), d.draw(poisoned(X0)), Y0, 1.0,
+        n_replicates=2)
+
+
+@pytest.mark.parametrize("value", BAD_ARRAYS, ids=repr)
+def test_bad_arrays_refused(value):
+    sklearn_refuses(fit, value, Y0)
+    sklearn_refuses(fit, X0, value)
+    bad("theta", G.degrees_of_freedom_orthogonal, value, 1.0, 1, 1)
+    bad("mu", G.degrees_of_freedom, EnsembleForwardSelection(k=1, n_estimators=2), X0, value, 1.0, n_replicates=2)
+
+
+@pytest.mark.parametrize("value", BAD_COUNTS, ids=repr)
+def test_bad_counts_refused(value):
+    bad("k", fit, X0, Y0, k=value)
+    if not isinstance(value, float):  # floats are fractions of the features for m
+        bad("m", fit, X0, Y0, m=value) if value is not None else None
+    bad("n_estimators", fit, X0, Y0, n_estimators=value)
+    if value not in (None, -1):  # None and -1 mean all cores
+        bad("n_jobs", fit, X0, Y0, n_jobs=value)
+    bad("p", G.exact_weights, 1, 1, value)
+    bad("k", G.exact_weights, value, 1, 5)
+    bad("m", G.exact_weights, 1, value, 5)
+    bad("k", G.asymptotic_weights, value, 0.5)
+    if value is not None:
+        bad("n_ranks", G.asymptotic_weights, 2, 0.5, value)
+        bad("n_ranks", G.logistic_bounds, 2, 0.5, value)
+    bad("n_replicates", G.degrees_of_freedom_orthogonal, np.ones(3), 1.0, 1, 1, n_replicates=value)
+
+
+@pytest.mark.parametrize("value", BAD_REALS + [0.0, -1.0, 1.5], ids=repr)
+def test_bad_reals_refused(value):
+    bad("gamma", G.asymptotic_weights, 2, value)
+    bad("gamma", G.logistic_bounds, 2, value)
+    if value != 1.5:
+        bad("sigma", G.degrees_of_freedom_orthogonal, np.ones(3), value, 1, 1)
+    if value != 0.0:
+        bad("tol", fit, X0, Y0, tol=value)
+
+
+def test_wrong_shapes_and_options_refused():
+    bad("k", fit, X0, Y0, k=5)  # more steps than features
+    bad("m", fit, X0, Y0, m=5)
+    bad("m", fit, X0, Y0, m="log2")
+    bad("criterion", fit, X0, Y0, criterion="lasso")
+    bad("precompute", fit, X0, Y0, precompute="yes")
+    bad("fit_intercept", fit, X0, Y0, fit_intercept="yes")
+    bad("random_state", fit, X0, Y0, random_state="seed")
+    bad("X", fit, np.ones((12, 4)), Y0)  # constant columns
+    bad("X", fit, X0[:1], Y0[:1])  # one sample
+    bad("X", fit, X0 * 1e200, Y0)  # sums of squares overflow
+    bad("X", fit, None, Y0)
+    sklearn_refuses(fit, X0, Y0[:5])
+    sklearn_refuses(fit, X0[:, :, None], Y0)
+    sklearn_refuses(fit, X0, np.ones((12, 2)))
+    sklearn_refuses(fit, X0 + 1j, Y0)
+    model = fit(X0, Y0)
+    bad("k", model.predict, X0, k=4)
+    sklearn_refuses(model.predict, X0[:, :3])
+    bad("cv", G.cross_validate_path, EnsembleForwardSelection(k=1, n_estimators=2), X0, Y0, [1], cv=1)
+    bad("m_values", G.cross_validate_path, EnsembleForwardSelection(k=1, n_estimators=2), X0, Y0, [])
+    bad("theta", G.degrees_of_freedom_orthogonal, np.ones((2, 2)), 1.0, 1, 1)
+
+
+# ---- resource limits ---------------------------------------------------------------------------
+
+
+def test_exploding_work_refused_up_front():
+    assert "asymptotic_weights" in str(bad("k", G.exact_weights, 10**6, 10, 10**6))
+    assert "MAX_WORK" in str(bad("k", G.asymptotic_weights, 10**9, 0.5, 10))
+    bad("n_ranks", G.asymptotic_weights, 3, 0.5, 10**12)
+    bad("n_ranks", G.logistic_bounds, 3, 0.5, 10**12)
+    assert "fewer estimators" in str(bad("n_estimators", fit, X0, Y0, n_estimators=10**13))
+    assert "MAX_RESULT_BYTES" in str(bad("n_replicates", G.degrees_of_freedom_orthogonal, np.ones(3), 1.0, 1, 1,
+                                         n_replicates=10**12))
+    bad("n_replicates", G.degrees_of_freedom, EnsembleForwardSelection(k=1), X0, Y0, 1.0, n_replicates=10**12)
+
+
+def test_limits_are_configurable(monkeypatch):
+    monkeypatch.setattr(_theory, "MAX_WORK", 99)
+    bad("k", G.exact_weights, 10, 2, 10)
+    assert G.exact_weights(9, 2, 10).shape == (10,)
+    monkeypatch.setattr(_design, "MAX_RESULT_BYTES", 8 * 20 * (6 + 6) - 1)
+    bad("n_estimators", fit, X0, Y0)  # 20 learners of k = 3
+    monkeypatch.setattr(_design, "MAX_RESULT_BYTES", 8 * 20 * (6 + 6))
+    fit(X0, Y0)
+
+
+# ---- threads, Ctrl-C, memory -------------------------------------------------------------------
+
+
+def test_concurrent_fits_match_sequential():
+    X, y = data(3, 200, 60)
+
+    def work(seed):
+        return fit(X, y, k=10, m=15, n_estimators=150, random_state=seed, n_jobs=2).coef_path_
+
+    expected = [work(s) for s in range(4)]
+    for got, want in zip(run_in_threads(work, list(range(4))), expected):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("precompute", [True, False])
+def test_thread_counts_identical(precompute):
+    X, y = data(4, 120, 40)
+    ref = fit(X, y, k=8, m=10, n_estimators=60, precompute=precompute, n_jobs=1)
+    for jobs in (2, 7):
+        other = fit(X, y, k=8, m=10, n_estimators=60, precompute=precompute, n_jobs=jobs)
+        np.testing.assert_array_equal(other.coef_path_, ref.coef_path_)
+        np.testing.assert_array_equal(other.active_sets_, ref.active_sets_)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_fit_interruptible(jobs):
+    X, y = data(5, 400, 300)
+    model = EnsembleForwardSelection(k=30, m=50, n_estimators=40_000, random_state=0, n_jobs=jobs)  # ~30 s
+    interrupted_quickly(lambda: model.fit(X, y))
+
+
+@needs_proc
+@pytest.mark.skipif(os.environ.get("PAPERKERNELS_SANITIZED") == "1", reason="ASan quarantines freed memory")
+def test_no_memory_growth():
+    X, y = data(6, 40, 12)
+
+    def call():
+        fit(X, y, k=5, m=4, n_estimators=30, n_jobs=2, precompute=True)
+        fit(X, y, k=5, m=4, n_estimators=30, n_jobs=2, precompute=False)
+        try:
+            fit(X, y, k=50)
+        except ValueError:
+            pass
+
+    assert rss_growth(call, 300) < 8 * 2**20
