@@ -1,5 +1,6 @@
 """The shared core: PRNG streams, the deterministic parallel-for, errors, seeds, validation, CLI."""
 
+import os
 import _thread
 import signal
 import subprocess
@@ -239,7 +240,8 @@ def test_version_and_import_time():
     assert paperkernels.__version__
     code = "import time; t = time.perf_counter(); import paperkernels; print(time.perf_counter() - t)"
     elapsed = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
-    assert elapsed < 0.3
+    # An ASan+UBSan build (tests/sanitize.sh) loads and instruments far more code at import.
+    assert elapsed < (3.0 if os.environ.get("PAPERKERNELS_SANITIZED") == "1" else 0.3)
 
 
 def test_cli_version_and_demo():
