@@ -212,8 +212,12 @@ class ReLUNet:
     @classmethod
     def from_parameter_vector(cls, widths: Sequence[int], theta: Any) -> "ReLUNet":
         """Inverse of :meth:`parameter_vector` for the given widths."""
-        widths = [int(w) for w in widths]
-        theta = np.asarray(theta, dtype=np.float64)
+        from .._validation import as_array, as_int
+
+        if isinstance(widths, (str, bytes)) or not isinstance(widths, Sequence) or len(widths) < 2:
+            raise TypeError(f"widths: expected a sequence of at least 2 layer widths, got {widths!r}")
+        widths = [as_int(w, "widths", low=1) for w in widths]
+        theta = as_array(theta, "theta", ndim=1)
         expected = sum(widths[l + 1] * (widths[l] + 1) for l in range(len(widths) - 1))
         if theta.shape != (expected,):
             raise ValueError(f"theta: expected shape ({expected},) for widths {tuple(widths)}, got {theta.shape}")
@@ -244,9 +248,15 @@ class ReLUNet:
             raise ValueError(f"{name}: expected at least one point, got shape {raw.shape}")
         if raw.dtype.kind not in "fiuO":
             raise TypeError(f"{name}: expected real numbers, got dtype {raw.dtype}")
+        if raw.dtype == object:
+            odd = next((v for v in raw.flat if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)), None)
+            if odd is not None:
+                raise TypeError(f"{name}: expected real numbers or Fractions, got {type(odd).__name__} {odd!r}")
         for v in (raw.flat if raw.dtype == object else [np.min(raw), np.max(raw)] if raw.dtype.kind == "f" else []):
             if isinstance(v, (float, np.floating)) and not math.isfinite(float(v)):
                 raise ValueError(f"{name}: expected finite values, got NaN or infinity")
+        if raw.dtype != object:
+            raw = np.ascontiguousarray(raw)  # BLAS rounds differently on Fortran-ordered or strided points
         return (raw.reshape(1, -1) if single else raw), single
 
     def __call__(self, x: Any) -> np.ndarray:
