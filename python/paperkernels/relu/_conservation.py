@@ -38,9 +38,12 @@ def conservation_laws(net: ReLUNet, *, exact: bool = False) -> List[np.ndarray]:
         raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
     Ws, bs = _parameters(net, exact)
     out = []
-    for l in range(net.depth - 1):
-        W, b, Wn = Ws[l], bs[l], Ws[l + 1]
-        out.append((W * W).sum(axis=1) + b * b - (Wn * Wn).sum(axis=0))
+    with np.errstate(over="ignore", invalid="ignore"):
+        for l in range(net.depth - 1):
+            W, b, Wn = Ws[l], bs[l], Ws[l + 1]
+            out.append((W * W).sum(axis=1) + b * b - (Wn * Wn).sum(axis=0))
+    if any(h.dtype != object and not np.all(np.isfinite(h)) for h in out):
+        raise ValueError("net: parameters too large, their squares overflow float64; use exact=True")
     return out
 
 
@@ -88,10 +91,13 @@ def gd_drift(net: ReLUNet, grads: Any, eta: Any) -> List[np.ndarray]:
     else:
         eta = as_float(eta, "eta")
     out = []
-    for l in range(net.depth - 1):
-        g_in = (gW[l] * gW[l]).sum(axis=1) + gb[l] * gb[l]
-        g_out = (gW[l + 1] * gW[l + 1]).sum(axis=0)
-        out.append(eta * eta * (g_in - g_out))
+    with np.errstate(over="ignore", invalid="ignore"):
+        for l in range(net.depth - 1):
+            g_in = (gW[l] * gW[l]).sum(axis=1) + gb[l] * gb[l]
+            g_out = (gW[l + 1] * gW[l + 1]).sum(axis=0)
+            out.append(eta * eta * (g_in - g_out))
+    if any(d.dtype != object and not np.all(np.isfinite(d)) for d in out):
+        raise ValueError("eta: the drift eta^2 (|g_in|^2 - |g_out|^2) overflows float64; pass Fractions for exact values")
     return out
 
 

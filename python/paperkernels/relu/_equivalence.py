@@ -19,6 +19,7 @@ from ._regions import Leaf, RegionBudgetExceeded, enumerate_regions
 PROCEDURES = ("auto", "canonical", "regions", "milp", "sampling")
 AUTO_REGION_INPUTS = 6  # "auto" enumerates regions only for this many inputs or fewer
 MAX_REGION_INPUTS = 12
+MAX_SAMPLES = 10**7  # random pre-filter points (each costs two float forward passes)
 
 
 @dataclass(frozen=True)
@@ -215,10 +216,13 @@ class RandomWitnessSearch:
             self.points, self.order, self.score = np.zeros((0, a.n_inputs)), np.zeros(0, dtype=int), np.zeros(0)
         else:
             rng = np.random.default_rng(seed)
-            self.points = sample_points(a, b, domain, n_samples, rng)
-            fa, fb = a(self.points), b(self.points)
-            scale = 1.0 + np.max(np.abs(fa), axis=1) + np.max(np.abs(fb), axis=1)
-            self.score = np.max(np.abs(fa - fb), axis=1) / scale
+            with np.errstate(over="ignore", invalid="ignore"):
+                self.points = sample_points(a, b, domain, n_samples, rng)
+                fa, fb = a(self.points), b(self.points)
+                scale = 1.0 + np.max(np.abs(fa), axis=1) + np.max(np.abs(fb), axis=1)
+                score = np.max(np.abs(fa - fb), axis=1) / scale
+            # Where float64 overflowed, only the exact evaluation can tell: check those points first.
+            self.score = np.where(np.isfinite(score), score, np.inf)
             self.order = np.argsort(-self.score)[:n_exact]
         self.checked = 0  # candidates order[:checked] have been re-evaluated exactly
 
@@ -469,7 +473,7 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
     if procedure not in PROCEDURES:
         raise ValueError(f"procedure: expected one of {', '.join(repr(p) for p in PROCEDURES)}, got {procedure!r}")
     box = as_domain(domain, a.n_inputs)
-    n_samples = as_int(n_samples, "n_samples", low=0)
+    n_samples = as_int(n_samples, "n_samples", low=0, high=MAX_SAMPLES)
     max_regions = as_int(max_regions, "max_regions", low=1)
     seed = as_seed(seed)
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):

@@ -8,7 +8,10 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 
 from .._seed import as_seed
-from .._validation import as_array, as_int
+from .._validation import as_array, as_float, as_int
+
+MAX_JACOBIAN_BYTES = 2**30
+"""Largest parameter Jacobian (rows = points x outputs, columns = parameters) built in one call."""
 from ._canonical import bottleneck_exact, is_bottleneck
 from ._net import ReLUNet
 
@@ -49,6 +52,16 @@ def _default_points(net: ReLUNet, n_points: int, seed: int) -> np.ndarray:
     return np.concatenate(pts)
 
 
+def _check_jacobian_size(net: ReLUNet, n_points: int, name: str) -> None:
+    size = 8 * n_points * net.n_outputs * net.n_parameters
+    if size > MAX_JACOBIAN_BYTES:
+        raise ValueError(
+            f"{name}: a Jacobian of {n_points} points x {net.n_outputs} outputs x {net.n_parameters} parameters takes "
+            f"{size / 2**30:.3g} GiB, above the limit of {MAX_JACOBIAN_BYTES / 2**30:.3g} GiB "
+            "(paperkernels.relu._fiber.MAX_JACOBIAN_BYTES); use fewer points"
+        )
+
+
 def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
                          rtol: float = 1e-9, return_jacobian: bool = False):
     """Rank of the Jacobian of the parameter-to-function map on a set of points.
@@ -67,14 +80,22 @@ def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional
     """
     if not isinstance(net, ReLUNet):
         raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    rtol = as_float(rtol, "rtol", low=0.0, high=1.0)
     if points is None:
         if n_points is None:
             n_points = max(200, 2 * net.n_parameters // max(1, net.n_outputs))
         n_points = as_int(n_points, "n_points", low=1)
-        X = _default_points(net, n_points, as_seed(seed))
+        _check_jacobian_size(net, 2 * n_points, "n_points")  # up to n_points latent points are added
+        with np.errstate(over="ignore", invalid="ignore"):
+            X = _default_points(net, n_points, as_seed(seed))
+        X = X[np.all(np.isfinite(X), axis=1)]
     else:
         X = as_array(points, "points", shape=(None, net.n_inputs))
-    J = parameter_jacobian(net, X)
+        _check_jacobian_size(net, len(X), "points")
+    with np.errstate(over="ignore", invalid="ignore"):
+        J = parameter_jacobian(net, X)
+    if not np.all(np.isfinite(J)):
+        raise ValueError("net: parameters or points too large, the Jacobian overflows float64; rescale them")
     s = np.linalg.svd(J, compute_uv=False)
     rank = int(np.sum(s > rtol * s[0])) if s.size and s[0] > 0 else 0
     return (rank, J) if return_jacobian else rank
