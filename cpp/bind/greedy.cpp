@@ -24,7 +24,7 @@ void require_length(const carray<double>& a, py::ssize_t n, const char* name) {
 }
 
 py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, int criterion, double tol,
-                  std::uint64_t seed, std::size_t n_learners, unsigned n_threads) {
+                  std::uint64_t seed, std::uint64_t first_learner, std::size_t n_learners, unsigned n_threads) {
   greedy::Settings settings;
   settings.k = k;
   settings.m = m;
@@ -44,7 +44,10 @@ py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, int cri
                                    path.mutable_data()};
   {
     py::gil_scoped_release release;
-    greedy::fit_ensemble(problem, settings, seed, n_learners, n_threads, bind::python_signal_poll(), out);
+    const auto poll = bind::python_signal_poll();
+    greedy::fit_learners(problem, settings, seed, first_learner, n_learners, n_threads, poll, out);
+    greedy::average_path(out.active, out.coef, n_learners, k, problem.n_features, m >= problem.n_features, out.path,
+                         n_threads, poll);
   }
   return py::make_tuple(path, active, coef, gain);
 }
@@ -55,7 +58,8 @@ void bind_greedy(py::module_& m) {
   m.def(
       "greedy_fit_gram",
       [](const carray<double>& gram, const carray<double>& xty, std::size_t k, std::size_t m_candidates,
-         int criterion, double tol, std::uint64_t seed, std::size_t n_learners, unsigned n_threads) {
+         int criterion, double tol, std::uint64_t seed, std::size_t n_learners, unsigned n_threads,
+         std::uint64_t first_learner) {
         bind::require_ndim(gram, 2, "gram");
         const py::ssize_t p = gram.shape(0);
         require(gram.shape(1) == p, "gram: expected a square matrix");
@@ -68,18 +72,19 @@ void bind_greedy(py::module_& m) {
         problem.gram = gram.data();
         problem.xty = xty.data();
         problem.col_sq = col_sq.data();
-        return run_fit(problem, k, m_candidates, criterion, tol, seed, n_learners, n_threads);
+        return run_fit(problem, k, m_candidates, criterion, tol, seed, first_learner, n_learners, n_threads);
       },
       py::arg("gram"), py::arg("xty"), py::arg("k"), py::arg("m"), py::arg("criterion"), py::arg("tol"),
-      py::arg("seed"), py::arg("n_learners"), py::arg("n_threads"),
-      "Ensemble of forward selections from the centred Gram matrix X^T X and X^T y.\n"
+      py::arg("seed"), py::arg("n_learners"), py::arg("n_threads"), py::arg("first_learner") = 0,
+      "Ensemble of forward selections from the centred Gram matrix X^T X and X^T y: learners\n"
+      "first_learner .. first_learner + n_learners - 1 (learner b uses stream b of seed).\n"
       "Returns (path (k+1, p), active (B, k), packed coefficients (B, k(k+1)/2), gains (B, k)).");
 
   m.def(
       "greedy_fit_columns",
       [](const carray<double>& xt, const carray<double>& xty, const carray<double>& col_sq, std::size_t k,
          std::size_t m_candidates, int criterion, double tol, std::uint64_t seed, std::size_t n_learners,
-         unsigned n_threads) {
+         unsigned n_threads, std::uint64_t first_learner) {
         bind::require_ndim(xt, 2, "xt");
         const py::ssize_t p = xt.shape(0);
         require_length(xty, p, "xty");
@@ -90,10 +95,36 @@ void bind_greedy(py::module_& m) {
         problem.xt = xt.data();
         problem.xty = xty.data();
         problem.col_sq = col_sq.data();
-        return run_fit(problem, k, m_candidates, criterion, tol, seed, n_learners, n_threads);
+        return run_fit(problem, k, m_candidates, criterion, tol, seed, first_learner, n_learners, n_threads);
       },
       py::arg("xt"), py::arg("xty"), py::arg("col_sq"), py::arg("k"), py::arg("m"), py::arg("criterion"),
-      py::arg("tol"), py::arg("seed"), py::arg("n_learners"), py::arg("n_threads"),
+      py::arg("tol"), py::arg("seed"), py::arg("n_learners"), py::arg("n_threads"), py::arg("first_learner") = 0,
       "Ensemble of forward selections without a Gram matrix: xt is the centred data transposed (p, n).\n"
       "Same outputs as greedy_fit_gram.");
+
+  m.def(
+      "greedy_average_path",
+      [](const carray<std::int64_t>& active, const carray<double>& coef, std::size_t n_features, bool identical,
+         unsigned n_threads) {
+        bind::require_ndim(active, 2, "active");
+        bind::require_ndim(coef, 2, "coef");
+        const auto B = static_cast<std::size_t>(active.shape(0)), k = static_cast<std::size_t>(active.shape(1));
+        require(B >= 1 && k >= 1, "active: expected at least one learner and one step");
+        require(static_cast<std::size_t>(coef.shape(0)) == B &&
+                    static_cast<std::size_t>(coef.shape(1)) == greedy::packed_size(k),
+                "coef: expected shape (n_learners, k (k + 1) / 2) matching active");
+        const std::int64_t* a = active.data();
+        for (std::size_t i = 0; i < B * k; ++i)
+          require(a[i] >= -1 && a[i] < static_cast<std::int64_t>(n_features),
+                  "active: expected feature indices in [-1, n_features)");
+        carray<double> path({static_cast<py::ssize_t>(k + 1), static_cast<py::ssize_t>(n_features)});
+        {
+          py::gil_scoped_release release;
+          greedy::average_path(a, coef.data(), B, k, n_features, identical, path.mutable_data(), n_threads,
+                               bind::python_signal_poll());
+        }
+        return path;
+      },
+      py::arg("active"), py::arg("coef"), py::arg("n_features"), py::arg("identical"), py::arg("n_threads"),
+      "Ordered average of per-learner paths (active (B, k), packed coef (B, k(k+1)/2)) into (k+1, p).");
 }

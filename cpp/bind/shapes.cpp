@@ -32,11 +32,11 @@ template <class Fn>
 void with_mask_data(const py::array& a, const char* name, Fn&& fn) {
   require((a.flags() & py::array::c_style) != 0, std::string(name) + ": expected a C-contiguous array");
   const auto dtype = a.dtype();
-  if (dtype.is(py::dtype::of<double>()))
+  if (dtype.equal(py::dtype::of<double>()))
     fn(static_cast<const double*>(a.data()));
-  else if (dtype.is(py::dtype::of<float>()))
+  else if (dtype.equal(py::dtype::of<float>()))
     fn(static_cast<const float*>(a.data()));
-  else if (dtype.is(py::dtype::of<std::uint8_t>()) || dtype.is(py::dtype::of<bool>()))
+  else if (dtype.equal(py::dtype::of<std::uint8_t>()) || dtype.equal(py::dtype::of<bool>()))
     fn(static_cast<const std::uint8_t*>(a.data()));
   else
     throw invalid_argument(std::string(name) + ": expected float64, float32, uint8 or bool values");

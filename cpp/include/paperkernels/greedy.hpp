@@ -480,15 +480,16 @@ inline Update choose_update(const Problem& pb, const Settings& st) {
   return st.m * st.k > pb.n_features ? Update::eager : Update::lazy;
 }
 
-// Fits n_learners learners (learner b uses stream (seed, b)) and averages their paths in learner
-// order. The result does not depend on n_threads. With m >= p every learner is the same
-// deterministic forward selection, computed once.
-inline void fit_ensemble(const Problem& pb, const Settings& st, std::uint64_t seed, std::size_t n_learners,
-                         unsigned n_threads, const Poll& poll, const EnsembleOutput& out) {
+// Fits learners first_learner .. first_learner + n_learners - 1 (learner b uses stream (seed, b))
+// into rows 0 .. n_learners - 1 of active, coef and gain. Splitting an ensemble into ranges of
+// learners therefore gives the same learners as one call, whatever n_threads is. With m >= p every
+// learner is the same deterministic forward selection, computed once and copied.
+inline void fit_learners(const Problem& pb, const Settings& st, std::uint64_t seed, std::uint64_t first_learner,
+                         std::size_t n_learners, unsigned n_threads, const Poll& poll, const EnsembleOutput& out) {
   check_problem(pb, st);
   require(n_learners >= 1, "n_estimators: expected at least one learner");
-  const std::size_t k = st.k, p = pb.n_features, packed = packed_size(k);
-  const bool deterministic = st.m >= p;
+  const std::size_t k = st.k, packed = packed_size(k);
+  const bool deterministic = st.m >= pb.n_features;
   const std::size_t n_runs = deterministic ? 1 : n_learners;
 
   LearnerPool workspaces(pb, st, choose_update(pb, st));
@@ -496,7 +497,7 @@ inline void fit_ensemble(const Problem& pb, const Settings& st, std::uint64_t se
       n_runs, n_threads,
       [&](std::size_t b, const StopToken&) {
         auto learner = workspaces.acquire();
-        Xoshiro256 rng(seed, b);
+        Xoshiro256 rng(seed, first_learner + b);
         learner->run(rng, LearnerOutput{out.active + b * k, out.coef + b * packed, out.gain + b * k});
         workspaces.release(std::move(learner));
       },
@@ -509,29 +510,42 @@ inline void fit_ensemble(const Problem& pb, const Settings& st, std::uint64_t se
       std::copy(out.gain, out.gain + k, out.gain + b * k);
     }
   }
+}
 
-  // Ordered reduction: row t of the path sums the learners in index order, then divides by B.
-  std::fill(out.path, out.path + (k + 1) * p, 0.0);
+// Ordered reduction of the learners' paths into path ((k + 1) x p): row t sums the learners in index
+// order, then divides by their number. `identical` (m >= p) copies learner 0 instead.
+inline void average_path(const std::int64_t* active, const double* coef, std::size_t n_learners, std::size_t k,
+                         std::size_t p, bool identical, double* path, unsigned n_threads, const Poll& poll) {
+  const std::size_t packed = packed_size(k);
+  std::fill(path, path + (k + 1) * p, 0.0);
   const double scale = 1.0 / static_cast<double>(n_learners);
   parallel_for(
       k, n_threads,
       [&](std::size_t t, const StopToken&) {
-        double* row = out.path + (t + 1) * p;
-        if (deterministic) {
-          const double* coef = out.coef + packed_offset(t);
+        double* row = path + (t + 1) * p;
+        if (identical) {
+          const double* c = coef + packed_offset(t);
           for (std::size_t s = 0; s <= t; ++s)
-            if (out.active[s] >= 0) row[out.active[s]] = coef[s];
+            if (active[s] >= 0) row[active[s]] = c[s];
           return;
         }
         for (std::size_t b = 0; b < n_learners; ++b) {
-          const std::int64_t* active = out.active + b * k;
-          const double* coef = out.coef + b * packed + packed_offset(t);
+          const std::int64_t* a = active + b * k;
+          const double* c = coef + b * packed + packed_offset(t);
           for (std::size_t s = 0; s <= t; ++s)
-            if (active[s] >= 0) row[active[s]] += coef[s];
+            if (a[s] >= 0) row[a[s]] += c[s];
         }
         for (std::size_t j = 0; j < p; ++j) row[j] *= scale;
       },
       poll);
+}
+
+// The whole ensemble: learners 0 .. n_learners - 1 and their averaged path.
+inline void fit_ensemble(const Problem& pb, const Settings& st, std::uint64_t seed, std::size_t n_learners,
+                         unsigned n_threads, const Poll& poll, const EnsembleOutput& out) {
+  fit_learners(pb, st, seed, 0, n_learners, n_threads, poll, out);
+  average_path(out.active, out.coef, n_learners, st.k, pb.n_features, st.m >= pb.n_features, out.path, n_threads,
+               poll);
 }
 
 }  // namespace paperkernels::greedy

@@ -139,11 +139,16 @@ class CentredDesign:
             return np.ascontiguousarray(self._centred.T @ y_centred)
         return self.xt @ y_centred
 
+    def y_mean(self, y: np.ndarray) -> float:
+        return float(np.asarray(y, dtype=np.float64).mean()) if self.fit_intercept else 0.0
+
     def fit(self, y: np.ndarray, *, k: int, m: int, n_learners: int, criterion: str, tol: float, seed: int,
-            n_threads: int) -> EnsemblePath:
+            n_threads: int, first_learner: int = 0) -> EnsemblePath:
+        """Fit learners ``first_learner .. first_learner + n_learners - 1`` (learner b draws from
+        stream b of ``seed``) and average their paths."""
         y = np.asarray(y, dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
-            y_mean = float(y.mean()) if self.fit_intercept else 0.0
+            y_mean = self.y_mean(y)
             y_centred = y - y_mean
             xty = self.xty(y_centred)
             y_sq = float(y_centred @ y_centred)
@@ -152,12 +157,24 @@ class CentredDesign:
         code = CRITERIA[criterion]
         if self.gram is not None:
             path, active, coef, gains = _core.greedy_fit_gram(self.gram, xty, k, m, code, tol, seed, n_learners,
-                                                                 n_threads)
+                                                                 n_threads, first_learner)
         else:
             path, active, coef, gains = _core.greedy_fit_columns(self.xt, xty, self.col_sq, k, m, code, tol, seed,
-                                                                    n_learners, n_threads)
-        intercept_path = y_mean - path @ self.x_mean if self.fit_intercept else np.zeros(k + 1)
+                                                                    n_learners, n_threads, first_learner)
+        return self._path(path, y_mean, active, gains, coef)
+
+    def _path(self, path, y_mean, active, gains, coef) -> EnsemblePath:
+        intercept_path = y_mean - path @ self.x_mean if self.fit_intercept else np.zeros(path.shape[0])
         return EnsemblePath(path, intercept_path, active, gains, coef)
+
+    def combine(self, parts, *, y_mean: float, m: int, n_threads: int) -> EnsemblePath:
+        """One ensemble from fits of consecutive ranges of learners (in learner order): the same
+        result, bit for bit, as a single :meth:`fit` of all of them."""
+        active = np.ascontiguousarray(np.concatenate([part.active for part in parts]))
+        coef = np.ascontiguousarray(np.concatenate([part.learner_coef for part in parts]))
+        gains = np.concatenate([part.gains for part in parts])
+        path = _core.greedy_average_path(active, coef, self.n_features, m >= self.n_features, n_threads)
+        return self._path(path, y_mean, active, gains, coef)
 
 
 def selection_frequencies(active: np.ndarray, n_features: int) -> np.ndarray:

@@ -146,23 +146,31 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit the ensemble on X of shape (n_samples, n_features) and y of shape (n_samples,)."""
+        X, y, params, seed, design = self._prepare_fit(X, y)
+        result = design.fit(
+            y, k=params["k"], m=params["m"], n_learners=params["n_learners"], criterion=params["criterion"],
+            tol=params["tol"], seed=seed, n_threads=params["n_threads"],
+        )
+        return self._finish_fit(result, params, X.shape[1])
+
+    def _prepare_fit(self, X, y):
+        """Validated data, parameters, seed and centred design of a fit (shared with distributed fits)."""
         X, y = validate(self, X, y, reset=True)
         params = self._checked_params(*X.shape)
         seed = seed_from_random_state(self.random_state)
         design = self._design(X, params)
         design.check_columns(X)
-        result = design.fit(
-            y, k=params["k"], m=params["m"], n_learners=params["n_learners"], criterion=params["criterion"],
-            tol=params["tol"], seed=seed, n_threads=params["n_threads"],
-        )
+        return X, y, params, seed, design
+
+    def _finish_fit(self, result, params: dict, n_features: int):
         self.m_ = params["m"]
         self.coef_path_ = result.coef_path
         self.intercept_path_ = result.intercept_path
         self.coef_ = result.coef_path[-1].copy()
         self.intercept_ = float(result.intercept_path[-1])
         self.active_sets_ = result.active
-        self.selection_frequencies_ = selection_frequencies(result.active, X.shape[1])
-        self.feature_importances_ = importances(result.active, result.gains, X.shape[1])
+        self.selection_frequencies_ = selection_frequencies(result.active, n_features)
+        self.feature_importances_ = importances(result.active, result.gains, n_features)
         return self
 
     def _step(self, k) -> int:

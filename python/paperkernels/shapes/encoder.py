@@ -185,6 +185,13 @@ class XShapeEncoder:
         self._poses: Dict[int, PoseEncoder] = {}
         self._phases: Dict[int, np.ndarray] = {}
 
+    def __getstate__(self) -> Dict[str, Any]:
+        # Pickled (e.g. shipped to Dask workers) without its cached bases, which are rebuilt on use.
+        state = dict(self.__dict__)
+        for cache in ("_polar", "_cartesian", "_poses", "_phases"):
+            state[cache] = {}
+        return state
+
     @property
     def S(self) -> int:
         """Number of half-set coefficients ``S(N)``."""
