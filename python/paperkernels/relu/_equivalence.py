@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -428,6 +430,27 @@ def _common_method(a: ReLUNet, b: ReLUNet) -> Optional[str]:
     return "deep_generic"
 
 
+def _interrupts_intact(fn):
+    """Ctrl-C landing inside a Fraction method that numpy's object loops call from C surfaces in
+    CPython as ``SystemError: ... returned a result with an exception set``; give the user the
+    KeyboardInterrupt it is."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except SystemError as exc:
+            cause = exc
+            while cause is not None and not isinstance(cause, KeyboardInterrupt):
+                cause = cause.__cause__ or cause.__context__
+            if cause is None:
+                raise
+            raise KeyboardInterrupt from exc
+
+    return wrapper
+
+
+@_interrupts_intact
 def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = False, procedure: str = "auto",
                n_samples: int = 512, seed: Any = 0, max_regions: int = 20000,
                time_limit: Optional[float] = 60.0) -> Verdict:
