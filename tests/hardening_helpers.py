@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 HOSTILE_TRIED: "collections.Counter[str]" = collections.Counter()
 
 # Small example counts: the whole hardening suite must stay within about a minute on 2 cores.
-FEW = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SOME = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SOME = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def expect_error(module: str, name: str, call, *args, **kwargs) -> Exception:
