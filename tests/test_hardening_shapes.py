@@ -234,6 +234,44 @@ def test_overflowing_results_refused():
     bad("coefficients", S.synthesize, np.full(6, 1e308 + 0j), 8)
 
 
+def test_encoder_hostile_inputs():
+    enc = S.XShapeEncoder(8, input="polygon")
+    codes = enc.encode_geometry(SQUARE)
+    bad("codes", enc.decode_geometry, np.full(codes.shape, np.nan), 16)
+    bad("codes", enc.decode_geometry, "abc", 16)
+    bad("codes", enc.decode_geometry, None, 16)
+    bad("codes", enc.decode_geometry, codes[:-1], 16)
+    bad("res", enc.decode_geometry, codes, 0)
+    bad("grid", enc.decode_geometry, codes, 16, grid="hex")
+    bad("poses", enc.encode_joint, SQUARE, [np.nan, 0.2, 0.3])
+    bad("poses", enc.encode_joint, SQUARE, None)
+    bad("beta", enc.encode_joint, SQUARE, [0.1, 0.2, 0.3], float("nan"))
+    bad("beta", enc.encode_joint, SQUARE, [0.1, 0.2, 0.3], 3.0)
+    bad("K", enc.fit_pose, codes, codes, -1)
+    bad("shapes", enc.encode_geometry, SQUARE * 3)
+    bad("masks", S.XShapeEncoder(8).encode_geometry, np.full((8, 8), np.nan))
+    bad("shapes", S.XShapeEncoder(8).encode_geometry, "x")
+    bad("N", S.XShapeEncoder, 201)
+    bad("encode_len", S.XShapeEncoder, encode_len=0)
+    bad("dtype", S.XShapeEncoder, 8, dtype=np.int32)
+    bad("freqprop", S.XShapeEncoder, 8, freqprop=float("inf"))
+    pose = S.PoseEncoder(4)
+    bad("pose", pose.encode, [np.nan] * 4)
+    bad("pose", pose.encode, [1.0] * 5)
+    bad("codes", pose.decode, [np.inf] * 128)
+    bad("n", S.synthetic_shapes, -1)
+    bad("n_operations", S.synthetic_shapes, 2, n_operations=(3, 1))
+    bad("primitives", S.synthetic_shapes, 2, primitives=["blob"])
+
+
+def test_encoder_overflow_refused():
+    # regressions: float32 codes of a huge propagation and fields of huge codes were inf without a word
+    bad("freqprop", S.XShapeEncoder(30, input="polygon", freqprop=50).encode_geometry, SQUARE)
+    enc = S.XShapeEncoder(8, input="polygon")
+    bad("codes", enc.decode_geometry, np.full(enc.length, 1e308), 16)
+    bad("pose", S.PoseEncoder(4).encode, [1e308] * 4)
+
+
 # ---- resource limits ---------------------------------------------------------------------------
 
 
@@ -247,6 +285,8 @@ def test_exploding_outputs_refused_up_front():
     assert "midpoint" in str(bad("n_rho", S.polar_grid, 4, 10**6, "gauss"))
     bad("n_sides", S.regular_polygon, 10**13)
     bad("n_nodes", S.PoseEncoder, 4, n_nodes=10**9)
+    assert "MAX_OUTPUT_BYTES" in str(bad("res", S.XShapeEncoder(8, input="polygon").decode_geometry, np.ones(50), 1 << 15))
+    bad("n", S.synthetic_shapes, 10**12)
 
 
 def test_output_limit_is_configurable(monkeypatch):

@@ -13,6 +13,9 @@ from .geometry import normalize, regular_polygon, star_polygon
 
 __all__ = ["synthetic_shapes", "PRIMITIVES", "OPERATIONS"]
 
+MAX_CORPUS = 1_000_000
+"""Largest corpus synthetic_shapes draws in one call (each shape takes about a millisecond)."""
+
 PRIMITIVES = ("circle", "square", "rectangle", "triangle", "ellipse", "diamond", "sector", "pentagon", "star")
 OPERATIONS = ("union", "difference", "intersection", "symmetric_difference")
 
@@ -85,8 +88,8 @@ def synthetic_shapes(
     naturally (a partner inside the shape and a difference). With ``connected`` only the largest
     part of a MultiPolygon is kept. The same seed gives the same corpus.
     """
-    n = as_int(n, "n", low=1)
-    lo, hi = (as_int(v, "n_operations", low=0) for v in n_operations)
+    n = as_int(n, "n", low=1, high=MAX_CORPUS)
+    lo, hi = (as_int(v, "n_operations", low=0, high=1000) for v in n_operations)
     if hi < lo:
         raise ValueError(f"n_operations: expected (low, high) with low <= high, got {n_operations}")
     primitives = [as_choice(p, "primitives", PRIMITIVES) for p in primitives]

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
 from . import _compat
-from ._inputs import MAX_ORDER, as_masks, as_order, pack_polygons, split_polygons
+from ._inputs import MAX_ORDER, as_masks, as_order, check_output_bytes, pack_polygons, split_polygons
 from .codes import code_length, from_codes, order_for_length
 from .geometry import _as_compat
 from .pose import PoseEncoder
@@ -272,7 +272,12 @@ class XShapeEncoder:
             keep = min(self.length, codes.shape[1])
             fitted[:, :keep] = codes[:, :keep]
             codes = fitted
-        codes = codes.astype(self.dtype, copy=False)
+        with np.errstate(over="ignore"):
+            codes = codes.astype(self.dtype, copy=False)
+        if not np.all(np.isfinite(codes)):
+            raise ValueError(
+                f"freqprop: the propagated codes overflow {self.dtype}; use a smaller freqprop (or dtype=float64)"
+            )
         return codes[0] if single else codes
 
     def encode_geometry(self, shapes: Any) -> np.ndarray:
@@ -322,7 +327,10 @@ class XShapeEncoder:
                     field += (profile[:, None, :] * np.exp(1j * m * pg.theta)[None, :, None]).real
         else:
             H, W = _as_resolution(self.res if res is None else res)
+            check_output_bytes((z.shape[0], H, W), "res", "decode smaller batches or at a lower res")
             field = self._cartesian_basis(H, W, True).synthesize(np.ascontiguousarray(z), self.n_threads)
+        if not np.all(np.isfinite(field)):
+            raise ValueError("codes: values too large, the decoded field overflows float64; rescale the codes")
         mask = field > threshold
         if single:
             return GeometryDecoding(field[0], mask[0], z[0])

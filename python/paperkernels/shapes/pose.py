@@ -203,7 +203,11 @@ class PoseEncoder:
         p = as_array(pose, "pose")
         if p.ndim not in (1, 2) or p.shape[-1] != self.K:
             raise ValueError(f"pose: expected shape ({self.K},) or (B, {self.K}), got {p.shape}")
-        return p @ self.matrix
+        with np.errstate(over="ignore", invalid="ignore"):
+            codes = p @ self.matrix
+        if not np.all(np.isfinite(codes)):
+            raise ValueError("pose: values too large, the codes overflow float64; rescale the pose")
+        return codes
 
     def decode(self, codes: Any) -> np.ndarray:
         """Least-squares poses ``(K,)`` or ``(B, K)`` from codes ``(L,)`` or ``(B, L)``."""
