@@ -148,6 +148,7 @@ class PyLearner {
       if (!t->last_plan().cascade.empty()) {
         out["last_plan"] = plan_to_dict(t->last_plan());
         out["last_candidates"] = t->last_candidates();
+        out["last_tested"] = t->last_tested();
       }
     } else if (auto* l = dynamic_cast<LinUCB*>(impl_.get())) {
       export_gram(l->gram(), l->theta(), l->observations(), l->beta());
@@ -241,10 +242,8 @@ void bind_cascade(py::module_& m) {
           if (static_cast<Planner>(method) == Planner::brute) {
             result = plan_brute(P.data(), stride, L, topics.data(), space, max_orderings);
           } else {
-            TopicIndex by_topic;
-            by_topic.build(topics.data(), L, n_topics);
             TopLists lists;
-            top_lists_from_table(P.data(), stride, by_topic, space, lists);
+            top_lists_from_table(P.data(), stride, topics.data(), L, space, lists);
             switch (static_cast<Planner>(method)) {
               case Planner::exact: result = ExactSearch().run(space, lists); break;
               case Planner::topic_dp: result = TopicDP().run(space, lists); break;

@@ -155,6 +155,7 @@ class TopicUCB final : public Learner {
   double beta() const { return confidence_width(config_, d_, n_obs_); }
   const PlanResult& last_plan() const { return plan_; }
   std::size_t last_candidates() const { return n_candidates_; }
+  std::size_t last_tested() const { return n_tested_; }
 
   void select(const ItemsView& items, std::int32_t* cascade) override {
     check_items(items, true);
@@ -197,21 +198,26 @@ class TopicUCB final : public Learner {
     ++rounds_;
   }
 
-  // Optimistic probabilities of every item in every state (out[i * S + s]), evaluated directly.
+  // Optimistic probabilities of every item in every state (out[i * S + s]).
   void optimistic_table(const ItemsView& items, double* out) {
     check_items(items, true);
     refresh_theta();
     prepare_round(items);
     const int S = space_.size();
-    std::vector<double> h(layout_.block_size());
-    for (std::size_t i = 0; i < items.L; ++i) {
-      const int c = static_cast<int>(items.topics[i]);
-      item_topic_products(items, i, c, h.data());
-      for (int s = 0; s < S; ++s) out[i * S + s] = evaluate(i, c, s, h.data()).p;
-    }
+    for (int c = 0; c < layout_.m; ++c)
+      for (int s = 0; s < S; ++s) {
+        StateTerms t;
+        state_terms(c, s, items.L, t);
+        for (int j = by_topic_.start[c]; j < by_topic_.start[c + 1]; ++j) {
+          const double f = index_of(u_[j], t.G, t.quadratic(a_[j], h_.data() + j));
+          out[static_cast<std::size_t>(order_[j]) * S + s] = apply_link(config_.link, f);
+        }
+      }
   }
 
  private:
+  static constexpr int kBlock = 16;
+
   void refresh_theta() {
     if (config_.link == Link::linear) gram_.multiply(b_.data(), theta_.data());
   }
@@ -224,28 +230,108 @@ class TopicUCB final : public Learner {
     layout_.for_each_topic_entry(space_, s, c, [&](int j, double v) { block[j] = v; });
   }
 
-  // Per-item and per-(topic, state) parts of phi^T theta and phi^T M phi.
+  // Keeps order_[start[c]..start[c+1]) sorted by decreasing u (then increasing item). The order of
+  // the previous round is nearly sorted, so insertion sort is tried first. The order only decides
+  // which items get evaluated, never the result.
+  void sort_topic(int c) {
+    std::int32_t* first = order_.data() + by_topic_.start[c];
+    std::int32_t* last = order_.data() + by_topic_.start[c + 1];
+    auto before = [&](std::int32_t x, std::int32_t y) { return item_u_[x] != item_u_[y] ? item_u_[x] > item_u_[y] : x < y; };
+    const std::ptrdiff_t n = last - first;
+    std::ptrdiff_t moves = 0;
+    for (std::int32_t* it = first + (n > 0 ? 1 : 0); it < last; ++it) {
+      const std::int32_t v = *it;
+      std::int32_t* hole = it;
+      while (hole > first && before(v, hole[-1])) {
+        *hole = hole[-1];
+        --hole;
+        if (++moves > 8 * n + 64) {
+          *hole = v;
+          std::sort(first, last, before);
+          return;
+        }
+      }
+      *hole = v;
+    }
+  }
+
+  // The block structure of phi^T theta and phi^T M phi (M = V^{-1}), for item i of topic c in
+  // state s, with g the topic block of phi (its non-zero entries (k, v) come from the state):
+  //   phi^T theta   = u_i + G_cs,                 u_i = x_i^T theta_x,  G_cs = theta_c^T g
+  //   phi^T M phi   = a_i + q_cs + 2 sum v h_i[k], a_i = x_i^T M_xx x_i, q_cs = g^T M_cc g,
+  //                                                h_i = M_{c,x} x_i.
+  // Item quantities are stored by topic, each topic's items by decreasing u (position j holds
+  // item order_[j]), with per-block maxima of a and h and their suffix maxima over later blocks.
   void prepare_round(const ItemsView& items) {
     const std::size_t L = items.L;
-    const int dx = layout_.dx, m = layout_.m, S = space_.size();
+    const int dx = layout_.dx, m = layout_.m, S = space_.size(), bs = layout_.block_size();
     beta_ = beta();
-    u_.resize(L);
-    a_.resize(L);
-    upper_.resize(L);
+    const bool same_items = order_.size() == L && std::equal(topics_.begin(), topics_.end(), items.topics);
+    if (!same_items) {
+      by_topic_.build(items.topics, L, m);
+      order_ = by_topic_.items;
+      topics_.assign(items.topics, items.topics + L);
+    }
+    item_u_.resize(L);
     for (std::size_t i = 0; i < L; ++i) {
       const double* x = items.X + i * dx;
-      double u = 0.0, a = 0.0;
-      for (int j = 0; j < dx; ++j) {
-        u += x[j] * theta_[j];
-        const double* r = gram_.row(j);
-        double t = 0.0;
-        for (int l = 0; l < dx; ++l) t += r[l] * x[l];
-        a += x[j] * t;
+      double u = 0.0;
+      for (int r = 0; r < dx; ++r) u += x[r] * theta_[r];
+      item_u_[i] = u;
+    }
+    position_.resize(L);
+    u_.resize(L);
+    a_.resize(L);
+    h_.resize(L * static_cast<std::size_t>(bs));
+    block_start_.assign(1, 0);
+    block_first_.clear();
+    for (int c = 0; c < m; ++c) {
+      sort_topic(c);
+      const int off = layout_.block_offset(c);
+      const int begin = by_topic_.start[c], end = by_topic_.start[c + 1];
+      for (int j = begin; j < end; ++j) {
+        const std::int32_t item = order_[j];
+        position_[item] = j;
+        const double* x = items.X + static_cast<std::size_t>(item) * dx;
+        double a = 0.0;
+        for (int r = 0; r < dx; ++r) {
+          const double* row = gram_.row(r);
+          double t = 0.0;
+          for (int l = 0; l < dx; ++l) t += row[l] * x[l];
+          a += x[r] * t;
+        }
+        u_[j] = item_u_[item];
+        a_[j] = std::max(a, 0.0);
+        for (int k = 0; k < bs; ++k) {
+          const double* row = gram_.row(off + k);
+          double t = 0.0;
+          for (int l = 0; l < dx; ++l) t += row[l] * x[l];
+          h_[static_cast<std::size_t>(k) * L + j] = t;
+        }
       }
-      a = std::max(a, 0.0);
-      u_[i] = u;
-      a_[i] = a;
-      upper_[i] = u + beta_ * std::sqrt(a);
+      for (int j = begin; j < end; j += kBlock) block_first_.push_back(j);
+      block_start_.push_back(static_cast<int>(block_first_.size()));
+    }
+    // Block maxima (record layout per block: a, h[0..bs)) and suffix maxima within each topic.
+    const std::size_t nb = block_first_.size(), width = 1 + static_cast<std::size_t>(bs);
+    block_max_.assign(nb * width, -std::numeric_limits<double>::infinity());
+    suffix_max_.assign(nb * width, -std::numeric_limits<double>::infinity());
+    for (int c = 0; c < m; ++c) {
+      const int end = by_topic_.start[c + 1];
+      for (int blk = block_start_[c]; blk < block_start_[c + 1]; ++blk) {
+        double* rec = block_max_.data() + blk * width;
+        const int stop = std::min(end, block_first_[blk] + kBlock);
+        for (int j = block_first_[blk]; j < stop; ++j) {
+          rec[0] = std::max(rec[0], a_[j]);
+          for (int k = 0; k < bs; ++k) rec[1 + k] = std::max(rec[1 + k], h_[static_cast<std::size_t>(k) * L + j]);
+        }
+      }
+      for (int blk = block_start_[c + 1] - 1; blk >= block_start_[c]; --blk) {
+        double* suf = suffix_max_.data() + blk * width;
+        const double* rec = block_max_.data() + blk * width;
+        const double* later = blk + 1 < block_start_[c + 1] ? suffix_max_.data() + (blk + 1) * width : nullptr;
+        for (std::size_t k = 0; k < width; ++k) suf[k] = later ? std::max(rec[k], later[k]) : rec[k];
+      }
     }
     G_.assign(static_cast<std::size_t>(S) * m, 0.0);
     q_.assign(static_cast<std::size_t>(S) * m, 0.0);
@@ -253,93 +339,140 @@ class TopicUCB final : public Learner {
       for (int c = 0; c < m; ++c) {
         const int off = layout_.block_offset(c);
         double g = 0.0, q = 0.0;
-        layout_.for_each_topic_entry(space_, s, c, [&](int j, double v) {
-          g += theta_[off + j] * v;
-          layout_.for_each_topic_entry(space_, s, c, [&](int l, double w) { q += gram_.at(off + j, off + l) * v * w; });
+        layout_.for_each_topic_entry(space_, s, c, [&](int k, double v) {
+          g += theta_[off + k] * v;
+          layout_.for_each_topic_entry(space_, s, c, [&](int l, double w) { q += gram_.at(off + k, off + l) * v * w; });
         });
         G_[static_cast<std::size_t>(s) * m + c] = g;
         q_[static_cast<std::size_t>(s) * m + c] = std::max(q, 0.0);
       }
   }
 
-  // h[j] = (M x_i)[block c, j]: the cross term between the item and the topic block.
-  void item_topic_products(const ItemsView& items, std::size_t i, int c, double* h) const {
-    const double* x = items.X + i * layout_.dx;
-    const int off = layout_.block_offset(c);
-    for (int j = 0; j < layout_.block_size(); ++j) {
-      const double* r = gram_.row(off + j);
-      double t = 0.0;
-      for (int l = 0; l < layout_.dx; ++l) t += r[l] * x[l];
-      h[j] = t;
+  // The state-dependent part of phi for items of topic c in state s: G_cs, q_cs and the non-zero
+  // entries (k, v) of the topic block, as (offset of h entry k, weight 2 v).
+  struct StateTerms {
+    double G = 0.0, q = 0.0;
+    int n = 0;
+    std::size_t offset[kMaxTopics];
+    double weight[kMaxTopics];
+
+    // phi^T M phi given a (and h entries found at base + offset[e]).
+    double quadratic(double a, const double* base) const {
+      double acc = a + q;
+      for (int e = 0; e < n; ++e) acc += weight[e] * base[offset[e]];
+      return acc;
+    }
+  };
+
+  // Terms for the item arrays (h entry k of position j at k * L + j) and, in `blocks`, for the
+  // block records (a, h[0..bs)), whose h entry k sits at offset 1 + k.
+  void state_terms(int c, int s, std::size_t L, StateTerms& items, StateTerms* blocks = nullptr) const {
+    const std::size_t cs = static_cast<std::size_t>(s) * layout_.m + c;
+    items.G = G_[cs];
+    items.q = q_[cs];
+    items.n = 0;
+    layout_.for_each_topic_entry(space_, s, c, [&](int k, double v) {
+      items.offset[items.n] = static_cast<std::size_t>(k) * L;
+      items.weight[items.n] = 2.0 * v;
+      if (blocks) {
+        blocks->offset[items.n] = 1 + static_cast<std::size_t>(k);
+        blocks->weight[items.n] = 2.0 * v;
+      }
+      ++items.n;
+    });
+    if (blocks) {
+      blocks->G = items.G;
+      blocks->q = items.q;
+      blocks->n = items.n;
     }
   }
 
-  Candidate evaluate(std::size_t i, int c, int s, const double* h) const {
-    const std::size_t cs = static_cast<std::size_t>(s) * layout_.m + c;
-    double hg = 0.0;
-    layout_.for_each_topic_entry(space_, s, c, [&](int j, double v) { hg += h[j] * v; });
-    const double quad = std::max(a_[i] + 2.0 * hg + q_[cs], 0.0);
-    const double score = u_[i] + G_[cs] + beta_ * std::sqrt(quad);
-    return {static_cast<std::int32_t>(i), apply_link(config_.link, score), score};
-  }
-
-  static double margin(double v) { return 1e-9 * (1.0 + std::fabs(v)); }
+  double index_of(double u, double G, double quad) const { return u + G + beta_ * std::sqrt(std::max(quad, 0.0)); }
 
   // Ranked lists of the best items per (state, topic) under the optimistic probabilities.
-  // ||phi||_M lies within sqrt(a_i) +- sqrt(q_cs) (triangle inequality for the M-norm), so with
-  // U_i = u_i + beta sqrt(a_i) the index of item i in state s lies in
-  // [U_i + G_cs - beta sqrt(q_cs), U_i + G_cs + beta sqrt(q_cs)]. Items far below the R-th best U
-  // of their topic are dropped once per round; the rest are scanned by decreasing U in each state
-  // until the upper bound falls below the worst entry of a full list.
+  // The index u + G + beta sqrt(a + q + 2 sum v h) is non-decreasing in u, a and every h (v > 0),
+  // so a block of items sorted by decreasing u is bounded by its first u and its maxima of a and h,
+  // and all later blocks by the first u and the suffix maxima. Blocks are scanned in order: the
+  // scan stops when the suffix bound falls below the worst index of a full list, skips blocks whose
+  // own bound does, and tests items with a square-root-free comparison (d = threshold - u - G;
+  // an item can only enter if d < 0 or beta^2 quad > d^2). The lists are exact.
   void optimistic_lists(const ItemsView& items) {
     prepare_round(items);
-    by_topic_.build(items.topics, items.L, layout_.m);
     lists_.reset(space_);
-    const int S = space_.size(), m = layout_.m, bs = layout_.block_size();
-    n_candidates_ = 0;
+    const std::size_t L = items.L, width = 1 + static_cast<std::size_t>(layout_.block_size());
+    const int S = space_.size(), m = layout_.m;
+    const double beta2 = beta_ * beta_;
+    n_candidates_ = n_tested_ = 0;
+    seen_.resize(L, 0U);
+    StateTerms t, tb;
     for (int c = 0; c < m; ++c) {
-      const int n_c = by_topic_.count(c);
-      if (n_c == 0) continue;
-      int R = 0;
-      double widest = 0.0;
-      for (int s = 0; s < S; ++s) {
-        R = std::max(R, space_.list_length(s, c));
-        widest = std::max(widest, q_[static_cast<std::size_t>(s) * m + c]);
-      }
-      widest = beta_ * std::sqrt(widest);
-      // The R-th largest upper bound U of the topic.
-      top_values_.assign(by_topic_.begin(c), by_topic_.end(c));
-      double cut = -std::numeric_limits<double>::infinity();
-      if (n_c > R) {
-        auto kth = top_values_.begin() + (R - 1);
-        std::nth_element(top_values_.begin(), kth, top_values_.end(),
-                         [&](std::int32_t x, std::int32_t y) { return upper_[x] > upper_[y]; });
-        const double u_R = upper_[*kth];
-        cut = u_R - 2.0 * widest - margin(u_R) - margin(widest);
-      }
-      candidates_.clear();
-      for (const std::int32_t* it = by_topic_.begin(c); it != by_topic_.end(c); ++it)
-        if (upper_[*it] >= cut) candidates_.push_back(*it);
-      std::sort(candidates_.begin(), candidates_.end(), [&](std::int32_t x, std::int32_t y) {
-        return upper_[x] != upper_[y] ? upper_[x] > upper_[y] : x < y;
-      });
-      n_candidates_ += candidates_.size();
-      h_.resize(candidates_.size() * static_cast<std::size_t>(bs));
-      for (std::size_t k = 0; k < candidates_.size(); ++k)
-        item_topic_products(items, static_cast<std::size_t>(candidates_[k]), c, h_.data() + k * bs);
+      const int begin = by_topic_.start[c], end = by_topic_.start[c + 1];
+      if (begin == end) continue;
+      double u_scale = 0.0;  // rounding margin of the comparisons scales with |u|
+      for (int j = begin; j < end; ++j) u_scale = std::max(u_scale, std::fabs(u_[j]));
       for (int s = 0; s < S; ++s) {
         const int capacity = space_.list_length(s, c);
         if (capacity <= 0) continue;
-        const std::size_t cs = static_cast<std::size_t>(s) * m + c;
-        const double lift = G_[cs] + beta_ * std::sqrt(q_[cs]);
-        for (std::size_t k = 0; k < candidates_.size(); ++k) {
-          const std::int32_t i = candidates_[k];
-          if (lists_.size(s, c) == capacity) {
-            const double worst = lists_.list(s, c)[capacity - 1].score;
-            const double bound = upper_[i] + lift;
-            if (bound < worst - margin(worst)) break;
+        state_terms(c, s, L, t, &tb);
+        auto offer = [&](int j, double quad) {
+          const double f = index_of(u_[j], t.G, quad);
+          lists_.offer(s, c, capacity, {order_[j], apply_link(config_.link, f), f});
+          ++n_candidates_;
+        };
+        // Seed with the parent's best items (usually among the best here too).
+        if (++stamp_ == 0) {
+          std::fill(seen_.begin(), seen_.end(), 0U);
+          stamp_ = 1;
+        }
+        const int parent = space_.parent(s);
+        if (parent >= 0) {
+          const Candidate* pl = lists_.list(parent, c);
+          for (int r = 0; r < lists_.size(parent, c); ++r) {
+            const int j = position_[pl[r].item];
+            seen_[j] = stamp_;
+            offer(j, t.quadratic(a_[j], h_.data() + j));
           }
-          lists_.offer(s, c, capacity, evaluate(static_cast<std::size_t>(i), c, s, h_.data() + k * bs));
+        }
+        double cut = -std::numeric_limits<double>::infinity();
+        auto refresh = [&]() {
+          if (lists_.size(s, c) < capacity) return false;
+          const double threshold = lists_.list(s, c)[capacity - 1].score;
+          cut = threshold - 1e-9 * (1.0 + std::fabs(threshold) + std::fabs(t.G) + u_scale);
+          return true;
+        };
+        bool full = refresh();
+        double acc[kBlock];
+        for (int blk = block_start_[c]; blk < block_start_[c + 1]; ++blk) {
+          const int first = block_first_[blk], n = std::min(end, first + kBlock) - first;
+          if (full) {
+            // Bounds compared without square roots, as the items below.
+            const double d = cut - u_[first] - t.G;
+            if (d >= 0.0) {
+              const double dd = d * d;
+              const double* suf = suffix_max_.data() + blk * width;
+              if (beta2 * tb.quadratic(suf[0], suf) <= dd) break;
+              const double* rec = block_max_.data() + blk * width;
+              if (beta2 * tb.quadratic(rec[0], rec) <= dd) continue;
+            }
+          }
+          // The quadratic forms of the block, in the order of StateTerms::quadratic.
+          for (int r = 0; r < n; ++r) acc[r] = a_[first + r] + t.q;
+          for (int e = 0; e < t.n; ++e) {
+            const double* h = h_.data() + t.offset[e] + first;
+            const double w = t.weight[e];
+            for (int r = 0; r < n; ++r) acc[r] += w * h[r];
+          }
+          n_tested_ += static_cast<std::size_t>(n);
+          for (int r = 0; r < n; ++r) {
+            const int j = first + r;
+            if (full) {
+              const double d = cut - u_[j] - t.G;
+              if (d >= 0.0 && beta2 * acc[r] <= d * d) continue;
+            }
+            if (seen_[j] == stamp_) continue;
+            offer(j, acc[r]);
+            full = refresh();
+          }
         }
       }
     }
@@ -353,9 +486,17 @@ class TopicUCB final : public Learner {
   std::int64_t n_obs_ = 0;
 
   double beta_ = 0.0;
-  std::vector<double> u_, a_, upper_, G_, q_, h_;
-  std::vector<std::int32_t> candidates_, top_values_;
-  std::size_t n_candidates_ = 0;
+  std::vector<std::int64_t> topics_;        // topics of the previous round (the order is reused)
+  std::vector<std::int32_t> order_;         // items by topic, then decreasing u
+  std::vector<int> position_;               // item -> position in order_
+  std::vector<double> item_u_;              // u by item index
+  std::vector<double> u_, a_, h_;           // by position (h: block entry k at k * L + j)
+  std::vector<int> block_start_, block_first_;
+  std::vector<double> block_max_, suffix_max_;
+  std::vector<double> G_, q_;
+  std::vector<std::uint32_t> seen_;  // seen_[j] == stamp_: position j was offered as a seed
+  std::uint32_t stamp_ = 0;
+  std::size_t n_candidates_ = 0, n_tested_ = 0;
   TopicIndex by_topic_;
   TopLists lists_;
   ExactSearch exact_;

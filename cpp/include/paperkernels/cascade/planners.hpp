@@ -95,18 +95,20 @@ struct TopicIndex {
   const std::int32_t* end(int c) const { return items.data() + start[c + 1]; }
 };
 
-// Top lists from a full click table P[i * S + s] (columns: the first S of `stride` columns).
-inline void top_lists_from_table(const double* P, std::size_t stride, const TopicIndex& by_topic,
+// Top lists from a full click table P[i * stride + s] (the first S columns are used), row by row.
+inline void top_lists_from_table(const double* P, std::size_t stride, const std::int64_t* topics, std::size_t L,
                                  const StateSpace& space, TopLists& out) {
   out.reset(space);
-  for (int s = 0; s < space.size(); ++s)
-    for (int c = 0; c < space.n_topics(); ++c) {
-      const int capacity = space.list_length(s, c);
-      for (const std::int32_t* it = by_topic.begin(c); it != by_topic.end(c); ++it) {
-        const double p = P[static_cast<std::size_t>(*it) * stride + s];
-        out.offer(s, c, capacity, {*it, p, p});
-      }
-    }
+  const int S = space.size();
+  std::vector<int> capacity(static_cast<std::size_t>(S) * space.n_topics());
+  for (int s = 0; s < S; ++s)
+    for (int c = 0; c < space.n_topics(); ++c) capacity[static_cast<std::size_t>(s) * space.n_topics() + c] = space.list_length(s, c);
+  for (std::size_t i = 0; i < L; ++i) {
+    const int c = static_cast<int>(topics[i]);
+    const double* row = P + i * stride;
+    for (int s = 0; s < S; ++s)
+      out.offer(s, c, capacity[static_cast<std::size_t>(s) * space.n_topics() + c], {static_cast<std::int32_t>(i), row[s], row[s]});
+  }
 }
 
 struct PlanResult {
