@@ -150,7 +150,11 @@ class TopicUCB final : public Learner {
   const StateSpace& space() const { return space_; }
   const FeatureLayout& layout() const { return layout_; }
   const InverseGram& gram() const { return gram_; }
-  const std::vector<double>& theta() const { return theta_; }
+  // The current estimate (for the linear link theta = V^{-1} b, recomputed here).
+  const std::vector<double>& theta() {
+    refresh_theta();
+    return theta_;
+  }
   std::int64_t observations() const { return n_obs_; }
   double beta() const { return confidence_width(config_, d_, n_obs_); }
   const PlanResult& last_plan() const { return plan_; }
@@ -525,7 +529,10 @@ class LinUCB final : public Learner {
     work_.assign(cfg.n_features, 0.0);
   }
   const InverseGram& gram() const { return gram_; }
-  const std::vector<double>& theta() const { return theta_; }
+  const std::vector<double>& theta() {
+    gram_.multiply(b_.data(), theta_.data());
+    return theta_;
+  }
   std::int64_t observations() const { return n_obs_; }
   double beta() const { return confidence_width(config_, gram_.dim(), n_obs_); }
 
