@@ -164,44 +164,47 @@ def random_table(rng):
     flavour = rng.integers(0, 3)
     if flavour == 0:  # a random model
         model = random_model(rng, L, m, state=kind, features=rng.choice(pc.FEATURE_MAPS), link=rng.choice(pc.LINKS))
-        return pc.ClickTable(model.click_table(K), model.topics, K, state=kind, n_topics=m)
+        return pc.ClickTable(model.click_table(K), model.topics, K, state=kind, n_topics=m), model
     P = rng.random((L, len(space)))
     if flavour == 1:  # many exact ties, zeros and ones
         P = np.round(P * 4) / 4
-    return pc.ClickTable(P, topics, K, state=kind, n_topics=m)
+    return pc.ClickTable(P, topics, K, state=kind, n_topics=m), None
 
 
 def test_planners_against_brute_force_on_random_instances():
     rng = np.random.default_rng(2024)
     checked_dp = 0
     for _ in range(400):
-        table = random_table(rng)
+        table, model = random_table(rng)
         K, L, m, kind = table.K, table.n_items, table.n_topics, table.state
         prob = ref.table_prob(table.probabilities, table.space.vectors)
         best, values = ref.brute_force(prob, L, K, table.topics, kind, m)
-        exact = pc.plan(table, K, "exact")
-        assert exact.value == pytest.approx(best, abs=1e-12)
-        assert values[tuple(exact.cascade)] == pytest.approx(exact.value, abs=1e-12)
         assert pc.plan(table, K, "brute").value == pytest.approx(best, abs=1e-12)
-        greedy = pc.plan(table, K, "greedy")
-        assert greedy.value <= best + 1e-12
-        assert values[tuple(greedy.cascade)] == pytest.approx(greedy.value, abs=1e-12)
-        if len(set(table.topics.tolist())) >= K:
+        feasible_dp = len(set(table.topics.tolist())) >= K
+        if feasible_dp:
             best_distinct, distinct = ref.brute_force(prob, L, K, table.topics, kind, m, distinct_topics=True)
-            dp = pc.plan(table, K, "topic_dp")
-            assert dp.value == pytest.approx(best_distinct, abs=1e-12)
-            assert tuple(dp.cascade) in distinct
             checked_dp += 1
-        else:
-            with pytest.raises(ValueError, match="K: method 'topic_dp' uses one item per topic"):
-                pc.plan(table, K, "topic_dp")
+        for source in (table, model) if model is not None else (table,):  # a model plans without its table
+            exact = pc.plan(source, K, "exact")
+            assert exact.value == pytest.approx(best, abs=1e-12)
+            assert values[tuple(exact.cascade)] == pytest.approx(exact.value, abs=1e-12)
+            greedy = pc.plan(source, K, "greedy")
+            assert greedy.value <= best + 1e-12
+            assert values[tuple(greedy.cascade)] == pytest.approx(greedy.value, abs=1e-12)
+            if feasible_dp:
+                dp = pc.plan(source, K, "topic_dp")
+                assert dp.value == pytest.approx(best_distinct, abs=1e-12)
+                assert tuple(dp.cascade) in distinct
+            else:
+                with pytest.raises(ValueError, match="K: method 'topic_dp' uses one item per topic"):
+                    pc.plan(source, K, "topic_dp")
     assert checked_dp > 150
 
 
 def test_optimistic_value_never_below_true_optimum():
     rng = np.random.default_rng(7)
     for _ in range(300):
-        table = random_table(rng)
+        table, _ = random_table(rng)
         bump = np.abs(rng.normal(0, 0.1, table.probabilities.shape)) * (rng.random(table.probabilities.shape) < 0.5)
         optimistic = pc.ClickTable(np.clip(table.probabilities + bump, 0, 1), table.topics, table.K, state=table.state, n_topics=table.n_topics)
         assert pc.plan(optimistic, table.K).value >= pc.plan(table, table.K).value - 1e-12

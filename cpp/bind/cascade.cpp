@@ -258,6 +258,34 @@ void bind_cascade(py::module_& m) {
       py::arg("max_orderings"), py::arg("max_states"),
       "Plans a cascade of length K on a click table (columns: the state space's order).");
 
+  m.def(
+      "cascade_plan_model",
+      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta, int features,
+         int link, int kind, int n_topics, int K, int method, std::size_t max_states) {
+        const ItemsView items = items_view(X, topics, n_topics);
+        const FeatureLayout layout{static_cast<FeatureMap>(features), items.dx, n_topics};
+        require(theta.ndim() == 1 && theta.shape(0) == layout.dim(),
+                "theta: expected " + std::to_string(layout.dim()) + " parameters");
+        require(static_cast<std::size_t>(K) <= items.L, "K: expected K <= the number of items");
+        const StateSpace space(to_kind(kind), n_topics, K, max_states);
+        PlanResult result;
+        {
+          py::gil_scoped_release release;
+          TopLists lists;
+          top_lists_from_model(items.X, items.topics, items.L, theta.data(), layout, static_cast<Link>(link), space, lists);
+          switch (static_cast<Planner>(method)) {
+            case Planner::exact: result = ExactSearch().run(space, lists); break;
+            case Planner::topic_dp: result = TopicDP().run(space, lists); break;
+            case Planner::greedy: result = plan_greedy(space, lists); break;
+            default: throw invalid_argument("method: 'brute' plans on click tables");
+          }
+        }
+        return plan_to_dict(result);
+      },
+      py::arg("X"), py::arg("topics"), py::arg("theta"), py::arg("features"), py::arg("link"), py::arg("kind"),
+      py::arg("n_topics"), py::arg("K"), py::arg("method"), py::arg("max_states"),
+      "Plans on a model without its click table (items rank by x^T theta_x within a topic in every state).");
+
   py::class_<PyLearner>(m, "cascade_Learner")
       .def(py::init([](int type, int K, int n_topics, int n_features, int state, int features, int link, int planner,
                        double lam, double beta, double delta, double S, std::size_t max_states, std::uint64_t seed,

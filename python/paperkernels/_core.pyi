@@ -42,3 +42,7 @@ def cascade_simulate(
     K: int, optimal_value: float, learners: list, T: int, n_runs: int, seed: int, n_threads: int, record: bool,
     max_states: int,
 ) -> tuple: ...
+def cascade_plan_model(
+    X: npt.NDArray[np.float64], topics: npt.NDArray[np.int64], theta: npt.NDArray[np.float64], features: int,
+    link: int, kind: int, n_topics: int, K: int, method: int, max_states: int,
+) -> dict: ...

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_choice, as_float
-from ._model import _KIND_CODE, MAX_STATES, ClickTable, TopicCascadeModel, check_K
+from ._model import _FEATURE_CODE, _KIND_CODE, _LINK_CODE, MAX_STATES, ClickTable, TopicCascadeModel, check_K
 
 PLANNERS = ("exact", "topic_dp", "greedy", "brute")
 _PLANNER_CODE = {name: code for code, name in enumerate(PLANNERS)}
@@ -58,14 +58,26 @@ def plan(
     Returns
     -------
     Plan
-        ``(cascade, value)``. Ties: candidates are ranked by click probability, then by the lower
-        item index; among equally good cascades the first one found is kept, so compare values,
-        not cascades.
+        ``(cascade, value)``. Ties: candidates are ranked by click probability, then (for a model)
+        by the unclipped ``phi^T theta``, then by the lower item index; among equally good
+        cascades the first one found is kept, so compare values, not cascades.
+
+    Notes
+    -----
+    For a model, ``p(i | s) = mu(x_i^T theta_x + G(topic, s))``: within a topic the items rank the
+    same in every state, so the planners read the K best items of each topic and never build the
+    L x S click table.
     """
     method = as_choice(method, "method", PLANNERS)
     max_orderings = as_float(max_orderings, "max_orderings", low=1.0)
     if isinstance(source, TopicCascadeModel):
         K = check_K(K, source.n_items, source.state)
+        if method != "brute":
+            out = _core.cascade_plan_model(
+                source.X, source.topics, source.theta, _FEATURE_CODE[source.features], _LINK_CODE[source.link],
+                _KIND_CODE[source.state], source.n_topics, K, _PLANNER_CODE[method], MAX_STATES,
+            )
+            return Plan(out["cascade"].astype(np.int64), float(out["value"]))
         table = source.click_table(K)
         topics, kind, m = source.topics, source.state, source.n_topics
     elif isinstance(source, ClickTable):

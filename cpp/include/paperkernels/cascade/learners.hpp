@@ -135,7 +135,7 @@ inline double confidence_width(const LearnerConfig& cfg, int d, std::int64_t n_o
 }
 
 // The paper's learner: optimistic probabilities for every (item, reachable state), then planning.
-class TopicUCB final : public Learner {
+class TopicUCB final : public Learner, private ListCompleter {
  public:
   explicit TopicUCB(const LearnerConfig& cfg)
       : Learner(cfg), space_(cfg.state, cfg.n_topics, cfg.K, cfg.max_states), layout_{cfg.features, cfg.n_features, cfg.n_topics} {
@@ -220,7 +220,7 @@ class TopicUCB final : public Learner {
   }
 
  private:
-  static constexpr int kBlock = 16;
+  static constexpr int kBlock = 8;
 
   void refresh_theta() {
     if (config_.link == Link::linear) gram_.multiply(b_.data(), theta_.data());
@@ -394,92 +394,138 @@ class TopicUCB final : public Learner {
   double index_of(double u, double G, double quad) const { return u + G + beta_ * std::sqrt(std::max(quad, 0.0)); }
 
   // Ranked lists of the best items per (state, topic) under the optimistic probabilities.
-  // The index u + G + beta sqrt(a + q + 2 sum v h) is non-decreasing in u, a and every h (v > 0),
-  // so a block of items sorted by decreasing u is bounded by its first u and its maxima of a and h,
-  // and all later blocks by the first u and the suffix maxima. Blocks are scanned in order: the
-  // scan stops when the suffix bound falls below the worst index of a full list, skips blocks whose
-  // own bound does, and tests items with a square-root-free comparison (d = threshold - u - G;
-  // an item can only enter if d < 0 or beta^2 quad > d^2). The lists are exact.
+  //
+  // Items rank by their unclipped index f = u + G + beta sqrt(a + q + 2 sum v h) (then by lower
+  // item index), which orders them as the probabilities do. f is non-decreasing in u, a and every
+  // h (v > 0), so a block of items sorted by decreasing u is bounded by its first u and its maxima
+  // of a and h, and all later blocks by the first u and the suffix maxima: blocks are scanned in
+  // order, the scan stops when the suffix bound falls below the current threshold, skips blocks
+  // whose own bound does, and tests items without square roots (d = threshold - u - G; an item can
+  // only enter if d < 0 or beta^2 quad > d^2). All of this is exact. Every list first gets its
+  // best item (all that the relaxed bound and topic_dp read); a planner visiting a state has its
+  // lists completed by complete(s).
   void optimistic_lists(const ItemsView& items) {
     prepare_round(items);
-    lists_.reset(space_);
+    lists_.reset(space_, this);
+    seen_.resize(items.L, 0U);
     const std::size_t L = items.L, width = 1 + static_cast<std::size_t>(layout_.block_size());
     const int S = space_.size(), m = layout_.m;
     const double beta2 = beta_ * beta_;
     n_candidates_ = n_tested_ = 0;
-    seen_.resize(L, 0U);
     StateTerms t, tb;
+    double acc[kBlock];
     for (int c = 0; c < m; ++c) {
       const int begin = by_topic_.start[c], end = by_topic_.start[c + 1];
       if (begin == end) continue;
-      double u_scale = 0.0;  // rounding margin of the comparisons scales with |u|
-      for (int j = begin; j < end; ++j) u_scale = std::max(u_scale, std::fabs(u_[j]));
+      const double u_scale = topic_u_scale(c);
       for (int s = 0; s < S; ++s) {
-        const int capacity = space_.list_length(s, c);
-        if (capacity <= 0) continue;
         state_terms(c, s, L, t, &tb);
-        auto offer = [&](int j, double quad) {
-          const double f = index_of(u_[j], t.G, quad);
-          lists_.offer(s, c, capacity, {order_[j], apply_link(config_.link, f), f});
-          ++n_candidates_;
-        };
-        // Seed with the parent's best items (usually among the best here too).
-        if (++stamp_ == 0) {
-          std::fill(seen_.begin(), seen_.end(), 0U);
-          stamp_ = 1;
-        }
         const int parent = space_.parent(s);
-        if (parent >= 0) {
-          const Candidate* pl = lists_.list(parent, c);
-          for (int r = 0; r < lists_.size(parent, c); ++r) {
-            const int j = position_[pl[r].item];
-            seen_[j] = stamp_;
-            offer(j, t.quadratic(a_[j], h_.data() + j));
-          }
-        }
-        double cut = -std::numeric_limits<double>::infinity();
-        auto refresh = [&]() {
-          if (lists_.size(s, c) < capacity) return false;
-          const double threshold = lists_.list(s, c)[capacity - 1].score;
-          cut = threshold - 1e-9 * (1.0 + std::fabs(threshold) + std::fabs(t.G) + u_scale);
-          return true;
-        };
-        bool full = refresh();
-        double acc[kBlock];
+        int best = parent >= 0 ? position_[lists_.list(parent, c)[0].item] : begin;
+        double best_f = index_of(u_[best], t.G, t.quadratic(a_[best], h_.data() + best));
+        double cut = best_f - rounding_margin(best_f, t.G, u_scale);
+        ++n_candidates_;
         for (int blk = block_start_[c]; blk < block_start_[c + 1]; ++blk) {
           const int first = block_first_[blk], n = std::min(end, first + kBlock) - first;
-          if (full) {
-            // Bounds compared without square roots, as the items below.
-            const double d = cut - u_[first] - t.G;
-            if (d >= 0.0) {
-              const double dd = d * d;
-              const double* suf = suffix_max_.data() + blk * width;
-              if (beta2 * tb.quadratic(suf[0], suf) <= dd) break;
-              const double* rec = block_max_.data() + blk * width;
-              if (beta2 * tb.quadratic(rec[0], rec) <= dd) continue;
-            }
+          const double d0 = cut - u_[first] - t.G;
+          if (d0 >= 0.0) {
+            const double* suf = suffix_max_.data() + blk * width;
+            if (beta2 * tb.quadratic(suf[0], suf) <= d0 * d0) break;
+            const double* rec = block_max_.data() + blk * width;
+            if (beta2 * tb.quadratic(rec[0], rec) <= d0 * d0) continue;
           }
-          // The quadratic forms of the block, in the order of StateTerms::quadratic.
-          for (int r = 0; r < n; ++r) acc[r] = a_[first + r] + t.q;
-          for (int e = 0; e < t.n; ++e) {
-            const double* h = h_.data() + t.offset[e] + first;
-            const double w = t.weight[e];
-            for (int r = 0; r < n; ++r) acc[r] += w * h[r];
-          }
+          block_quadratics(t, first, n, acc);
           n_tested_ += static_cast<std::size_t>(n);
           for (int r = 0; r < n; ++r) {
             const int j = first + r;
-            if (full) {
-              const double d = cut - u_[j] - t.G;
-              if (d >= 0.0 && beta2 * acc[r] <= d * d) continue;
+            const double d = cut - u_[j] - t.G;
+            if (d >= 0.0 && beta2 * acc[r] <= d * d) continue;
+            const double f = index_of(u_[j], t.G, acc[r]);
+            ++n_candidates_;
+            if (f > best_f || (f == best_f && order_[j] < order_[best])) {
+              best = j;
+              best_f = f;
+              cut = best_f - rounding_margin(best_f, t.G, u_scale);
             }
-            if (seen_[j] == stamp_) continue;
-            offer(j, acc[r]);
-            full = refresh();
+          }
+        }
+        lists_.list(s, c)[0] = {order_[best], apply_link(config_.link, best_f), best_f};
+        lists_.set_size(s, c, 1);
+      }
+    }
+  }
+
+  // The full lists of state s (each topic's list holds its best item already).
+  void complete(int s) override {
+    const std::size_t L = u_.size(), width = 1 + static_cast<std::size_t>(layout_.block_size());
+    const double beta2 = beta_ * beta_;
+    StateTerms t, tb;
+    double acc[kBlock];
+    for (int c = 0; c < layout_.m; ++c) {
+      const int begin = by_topic_.start[c], end = by_topic_.start[c + 1];
+      const int capacity = space_.list_length(s, c);
+      if (begin == end || capacity <= 1) continue;
+      const double u_scale = topic_u_scale(c);
+      state_terms(c, s, L, t, &tb);
+      if (++stamp_ == 0) {
+        std::fill(seen_.begin(), seen_.end(), 0U);
+        stamp_ = 1;
+      }
+      seen_[position_[lists_.list(s, c)[0].item]] = stamp_;
+      double cut = -std::numeric_limits<double>::infinity();
+      bool full = false;
+      for (int blk = block_start_[c]; blk < block_start_[c + 1]; ++blk) {
+        const int first = block_first_[blk], n = std::min(end, first + kBlock) - first;
+        if (full) {
+          const double d0 = cut - u_[first] - t.G;
+          if (d0 >= 0.0) {
+            const double* suf = suffix_max_.data() + blk * width;
+            if (beta2 * tb.quadratic(suf[0], suf) <= d0 * d0) break;
+            const double* rec = block_max_.data() + blk * width;
+            if (beta2 * tb.quadratic(rec[0], rec) <= d0 * d0) continue;
+          }
+        }
+        block_quadratics(t, first, n, acc);
+        n_tested_ += static_cast<std::size_t>(n);
+        for (int r = 0; r < n; ++r) {
+          const int j = first + r;
+          if (seen_[j] == stamp_) continue;
+          if (full) {
+            const double d = cut - u_[j] - t.G;
+            if (d >= 0.0 && beta2 * acc[r] <= d * d) continue;
+          }
+          const double f = index_of(u_[j], t.G, acc[r]);
+          ++n_candidates_;
+          lists_.offer(s, c, capacity, {order_[j], apply_link(config_.link, f), f});
+          if (lists_.size(s, c) == capacity) {
+            full = true;
+            const double threshold = lists_.list(s, c)[capacity - 1].score;
+            cut = threshold - rounding_margin(threshold, t.G, u_scale);
           }
         }
       }
     }
+  }
+
+  // phi^T M phi of the n items from position `first`, in the order of StateTerms::quadratic.
+  void block_quadratics(const StateTerms& t, int first, int n, double* acc) const {
+    for (int r = 0; r < n; ++r) acc[r] = a_[first + r] + t.q;
+    for (int e = 0; e < t.n; ++e) {
+      const double* h = h_.data() + t.offset[e] + first;
+      const double w = t.weight[e];
+      for (int r = 0; r < n; ++r) acc[r] += w * h[r];
+    }
+  }
+
+  double topic_u_scale(int c) const {
+    double scale = 0.0;
+    for (int j = by_topic_.start[c]; j < by_topic_.start[c + 1]; ++j) scale = std::max(scale, std::fabs(u_[j]));
+    return scale;
+  }
+
+  // Slack for comparisons against a threshold index: far above the rounding error of u + G + ...
+  static double rounding_margin(double threshold, double G, double u_scale) {
+    return 1e-9 * (1.0 + std::fabs(threshold) + std::fabs(G) + u_scale);
   }
 
   StateSpace space_;

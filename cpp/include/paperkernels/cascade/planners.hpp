@@ -39,16 +39,35 @@ inline bool ranks_before(const Candidate& a, const Candidate& b) {
   return a.item < b.item;
 }
 
+// Fills the complete lists of a state on request (see TopLists::ensure).
+class ListCompleter {
+ public:
+  virtual ~ListCompleter() = default;
+  virtual void complete(int s) = 0;
+};
+
+// Ranked lists per (state, topic). A source may fill only the first entry of every list (all that
+// the relaxed bound and topic_dp read) and complete a state's lists when a planner visits it:
+// planners call ensure(s) before reading past the first entry.
 class TopLists {
  public:
   TopLists() = default;
-  void reset(const StateSpace& space) {
+  void reset(const StateSpace& space, ListCompleter* completer = nullptr) {
     S_ = space.size();
     m_ = space.n_topics();
     R_ = space.K();
     entries_.resize(static_cast<std::size_t>(S_) * m_ * R_);
     sizes_.assign(static_cast<std::size_t>(S_) * m_, 0);
+    completer_ = completer;
+    complete_.assign(S_, completer == nullptr ? 1 : 0);
   }
+  void ensure(int s) {
+    if (!complete_[s]) {
+      complete_[s] = 1;
+      completer_->complete(s);
+    }
+  }
+  bool is_complete(int s) const { return complete_[s] != 0; }
   int size(int s, int c) const { return sizes_[slot(s, c)]; }
   const Candidate* list(int s, int c) const { return entries_.data() + slot(s, c) * R_; }
   Candidate* list(int s, int c) { return entries_.data() + slot(s, c) * R_; }
@@ -75,6 +94,8 @@ class TopLists {
   int S_ = 0, m_ = 0, R_ = 0;
   std::vector<Candidate> entries_;
   std::vector<int> sizes_;
+  std::vector<char> complete_;
+  ListCompleter* completer_ = nullptr;
 };
 
 // Items grouped by topic (counting sort, items ascending within a topic).
@@ -111,6 +132,50 @@ inline void top_lists_from_table(const double* P, std::size_t stride, const std:
   }
 }
 
+// Top lists straight from a model: p(i | s) = link(u_i + G_cs) with u_i = x_i^T theta_x and G_cs
+// the topic part, so within a topic the items rank by u in every state (higher unclipped value
+// first where the link clips, then lower index). Costs O(L (d_x + K) + S m K) instead of O(L S).
+inline void top_lists_from_model(const double* X, const std::int64_t* topics, std::size_t L, const double* theta,
+                                 const FeatureLayout& layout, Link link, const StateSpace& space, TopLists& out) {
+  const int m = layout.m, K = space.K(), S = space.size();
+  std::vector<double> u(L);
+  for (std::size_t i = 0; i < L; ++i) {
+    double t = 0.0;
+    for (int j = 0; j < layout.dx; ++j) t += X[i * layout.dx + j] * theta[j];
+    u[i] = t;
+  }
+  // The K best items of each topic by (u desc, index asc), by insertion.
+  std::vector<std::int32_t> best(static_cast<std::size_t>(m) * K);
+  std::vector<int> count(m, 0);
+  for (std::size_t i = 0; i < L; ++i) {
+    const int c = static_cast<int>(topics[i]);
+    std::int32_t* l = best.data() + static_cast<std::size_t>(c) * K;
+    int& n = count[c];
+    if (n == K && !(u[i] > u[l[K - 1]])) continue;  // ties keep the lower index already listed
+    int pos = n < K ? n++ : K - 1;
+    while (pos > 0 && u[i] > u[l[pos - 1]]) {
+      l[pos] = l[pos - 1];
+      --pos;
+    }
+    l[pos] = static_cast<std::int32_t>(i);
+  }
+  out.reset(space);
+  for (int s = 0; s < S; ++s)
+    for (int c = 0; c < m; ++c) {
+      double G = 0.0;
+      const double* block = theta + layout.block_offset(c);
+      layout.for_each_topic_entry(space, s, c, [&](int j, double v) { G += block[j] * v; });
+      const int n = std::min(count[c], space.list_length(s, c));
+      Candidate* l = out.list(s, c);
+      for (int r = 0; r < n; ++r) {
+        const std::int32_t item = best[static_cast<std::size_t>(c) * K + r];
+        const double eta = u[item] + G;
+        l[r] = {item, apply_link(link, eta), eta};
+      }
+      out.set_size(s, c, n);
+    }
+}
+
 struct PlanResult {
   std::vector<std::int32_t> cascade;
   std::vector<double> probs;  // click probability at each position
@@ -129,13 +194,14 @@ inline bool is_used(const std::int32_t* chosen, int k, std::int32_t item) {
 }  // namespace detail
 
 // Greedy: at each position the best-ranked unused item over all topics.
-inline PlanResult plan_greedy(const StateSpace& space, const TopLists& lists) {
+inline PlanResult plan_greedy(const StateSpace& space, TopLists& lists) {
   const int K = space.K();
   PlanResult out;
   out.cascade.assign(K, -1);
   out.probs.assign(K, 0.0);
   int s = StateSpace::root();
   for (int k = 0; k < K; ++k) {
+    lists.ensure(s);
     Candidate best{-1, -1.0, 0.0};
     int best_topic = -1;
     for (int c = 0; c < space.n_topics(); ++c) {
@@ -165,7 +231,7 @@ inline PlanResult plan_greedy(const StateSpace& space, const TopLists& lists) {
 // order (ties kept to the first found: only strictly better cascades replace the incumbent).
 class ExactSearch {
  public:
-  PlanResult run(const StateSpace& space, const TopLists& lists) {
+  PlanResult run(const StateSpace& space, TopLists& lists) {
     space_ = &space;
     lists_ = &lists;
     K_ = space.K();
@@ -222,6 +288,7 @@ class ExactSearch {
 
   void search(int k, int s, double prefix, double survive) {
     ++best_.nodes;
+    lists_->ensure(s);
     std::vector<Branch>& branches = frontier_[k];
     branches.clear();
     const int wanted = K_ - k;
@@ -265,7 +332,7 @@ class ExactSearch {
   }
 
   const StateSpace* space_ = nullptr;
-  const TopLists* lists_ = nullptr;
+  TopLists* lists_ = nullptr;
   int K_ = 0, S_ = 0, m_ = 0;
   std::vector<double> bound_;
   std::vector<std::int32_t> chosen_;
