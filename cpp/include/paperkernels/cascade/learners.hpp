@@ -234,9 +234,9 @@ class TopicUCB final : public Learner, private ListCompleter {
     layout_.for_each_topic_entry(space_, s, c, [&](int j, double v) { block[j] = v; });
   }
 
-  // Keeps order_[start[c]..start[c+1]) sorted by decreasing u (then increasing item). The order of
-  // the previous round is nearly sorted, so insertion sort is tried first. The order only decides
-  // which items get evaluated, never the result.
+  // Keeps order_[start[c]..start[c+1]) sorted by decreasing u (then increasing item); u + beta
+  // sqrt(a) prunes worse in practice. The previous round's order is nearly sorted, so insertion
+  // sort is tried first. The order only decides which items get evaluated, never the result.
   void sort_topic(int c) {
     std::int32_t* first = order_.data() + by_topic_.start[c];
     std::int32_t* last = order_.data() + by_topic_.start[c + 1];
@@ -265,7 +265,7 @@ class TopicUCB final : public Learner, private ListCompleter {
   //   phi^T M phi   = a_i + q_cs + 2 sum v h_i[k], a_i = x_i^T M_xx x_i, q_cs = g^T M_cc g,
   //                                                h_i = M_{c,x} x_i.
   // Item quantities are stored by topic, each topic's items by decreasing u (position j holds
-  // item order_[j]), with per-block maxima of a and h and their suffix maxima over later blocks.
+  // item order_[j]), with per-block maxima of u, a and h and their suffix maxima over later blocks.
   void prepare_round(const ItemsView& items) {
     const std::size_t L = items.L;
     const int dx = layout_.dx, m = layout_.m, S = space_.size(), bs = layout_.block_size();
@@ -277,11 +277,19 @@ class TopicUCB final : public Learner, private ListCompleter {
       topics_.assign(items.topics, items.topics + L);
     }
     item_u_.resize(L);
+    item_a_.resize(L);
     for (std::size_t i = 0; i < L; ++i) {
       const double* x = items.X + i * dx;
-      double u = 0.0;
-      for (int r = 0; r < dx; ++r) u += x[r] * theta_[r];
+      double u = 0.0, a = 0.0;
+      for (int r = 0; r < dx; ++r) {
+        u += x[r] * theta_[r];
+        const double* row = gram_.row(r);
+        double t = 0.0;
+        for (int l = 0; l < dx; ++l) t += row[l] * x[l];
+        a += x[r] * t;
+      }
       item_u_[i] = u;
+      item_a_[i] = std::max(a, 0.0);
     }
     position_.resize(L);
     u_.resize(L);
@@ -297,15 +305,8 @@ class TopicUCB final : public Learner, private ListCompleter {
         const std::int32_t item = order_[j];
         position_[item] = j;
         const double* x = items.X + static_cast<std::size_t>(item) * dx;
-        double a = 0.0;
-        for (int r = 0; r < dx; ++r) {
-          const double* row = gram_.row(r);
-          double t = 0.0;
-          for (int l = 0; l < dx; ++l) t += row[l] * x[l];
-          a += x[r] * t;
-        }
         u_[j] = item_u_[item];
-        a_[j] = std::max(a, 0.0);
+        a_[j] = item_a_[item];
         for (int k = 0; k < bs; ++k) {
           const double* row = gram_.row(off + k);
           double t = 0.0;
@@ -316,8 +317,8 @@ class TopicUCB final : public Learner, private ListCompleter {
       for (int j = begin; j < end; j += kBlock) block_first_.push_back(j);
       block_start_.push_back(static_cast<int>(block_first_.size()));
     }
-    // Block maxima (record layout per block: a, h[0..bs)) and suffix maxima within each topic.
-    const std::size_t nb = block_first_.size(), width = 1 + static_cast<std::size_t>(bs);
+    // Block maxima (record per block: u, a, h[0..bs)) and suffix maxima within each topic.
+    const std::size_t nb = block_first_.size(), width = 2 + static_cast<std::size_t>(bs);
     block_max_.assign(nb * width, -std::numeric_limits<double>::infinity());
     suffix_max_.assign(nb * width, -std::numeric_limits<double>::infinity());
     for (int c = 0; c < m; ++c) {
@@ -326,8 +327,9 @@ class TopicUCB final : public Learner, private ListCompleter {
         double* rec = block_max_.data() + blk * width;
         const int stop = std::min(end, block_first_[blk] + kBlock);
         for (int j = block_first_[blk]; j < stop; ++j) {
-          rec[0] = std::max(rec[0], a_[j]);
-          for (int k = 0; k < bs; ++k) rec[1 + k] = std::max(rec[1 + k], h_[static_cast<std::size_t>(k) * L + j]);
+          rec[0] = std::max(rec[0], u_[j]);
+          rec[1] = std::max(rec[1], a_[j]);
+          for (int k = 0; k < bs; ++k) rec[2 + k] = std::max(rec[2 + k], h_[static_cast<std::size_t>(k) * L + j]);
         }
       }
       for (int blk = block_start_[c + 1] - 1; blk >= block_start_[c]; --blk) {
@@ -369,7 +371,7 @@ class TopicUCB final : public Learner, private ListCompleter {
   };
 
   // Terms for the item arrays (h entry k of position j at k * L + j) and, in `blocks`, for the
-  // block records (a, h[0..bs)), whose h entry k sits at offset 1 + k.
+  // block records (u, a, h[0..bs)), whose h entry k sits at offset 2 + k.
   void state_terms(int c, int s, std::size_t L, StateTerms& items, StateTerms* blocks = nullptr) const {
     const std::size_t cs = static_cast<std::size_t>(s) * layout_.m + c;
     items.G = G_[cs];
@@ -379,7 +381,7 @@ class TopicUCB final : public Learner, private ListCompleter {
       items.offset[items.n] = static_cast<std::size_t>(k) * L;
       items.weight[items.n] = 2.0 * v;
       if (blocks) {
-        blocks->offset[items.n] = 1 + static_cast<std::size_t>(k);
+        blocks->offset[items.n] = 2 + static_cast<std::size_t>(k);
         blocks->weight[items.n] = 2.0 * v;
       }
       ++items.n;
@@ -408,7 +410,7 @@ class TopicUCB final : public Learner, private ListCompleter {
     prepare_round(items);
     lists_.reset(space_, this);
     seen_.resize(items.L, 0U);
-    const std::size_t L = items.L, width = 1 + static_cast<std::size_t>(layout_.block_size());
+    const std::size_t L = items.L, width = 2 + static_cast<std::size_t>(layout_.block_size());
     const int S = space_.size(), m = layout_.m;
     const double beta2 = beta_ * beta_;
     n_candidates_ = n_tested_ = 0;
@@ -427,13 +429,12 @@ class TopicUCB final : public Learner, private ListCompleter {
         ++n_candidates_;
         for (int blk = block_start_[c]; blk < block_start_[c + 1]; ++blk) {
           const int first = block_first_[blk], n = std::min(end, first + kBlock) - first;
-          const double d0 = cut - u_[first] - t.G;
-          if (d0 >= 0.0) {
-            const double* suf = suffix_max_.data() + blk * width;
-            if (beta2 * tb.quadratic(suf[0], suf) <= d0 * d0) break;
-            const double* rec = block_max_.data() + blk * width;
-            if (beta2 * tb.quadratic(rec[0], rec) <= d0 * d0) continue;
-          }
+          const double* suf = suffix_max_.data() + blk * width;
+          const double ds = cut - suf[0] - t.G;
+          if (ds >= 0.0 && beta2 * tb.quadratic(suf[1], suf) <= ds * ds) break;
+          const double* rec = block_max_.data() + blk * width;
+          const double db = cut - rec[0] - t.G;
+          if (db >= 0.0 && beta2 * tb.quadratic(rec[1], rec) <= db * db) continue;
           block_quadratics(t, first, n, acc);
           n_tested_ += static_cast<std::size_t>(n);
           for (int r = 0; r < n; ++r) {
@@ -457,7 +458,7 @@ class TopicUCB final : public Learner, private ListCompleter {
 
   // The full lists of state s (each topic's list holds its best item already).
   void complete(int s) override {
-    const std::size_t L = u_.size(), width = 1 + static_cast<std::size_t>(layout_.block_size());
+    const std::size_t L = u_.size(), width = 2 + static_cast<std::size_t>(layout_.block_size());
     const double beta2 = beta_ * beta_;
     StateTerms t, tb;
     double acc[kBlock];
@@ -477,13 +478,12 @@ class TopicUCB final : public Learner, private ListCompleter {
       for (int blk = block_start_[c]; blk < block_start_[c + 1]; ++blk) {
         const int first = block_first_[blk], n = std::min(end, first + kBlock) - first;
         if (full) {
-          const double d0 = cut - u_[first] - t.G;
-          if (d0 >= 0.0) {
-            const double* suf = suffix_max_.data() + blk * width;
-            if (beta2 * tb.quadratic(suf[0], suf) <= d0 * d0) break;
-            const double* rec = block_max_.data() + blk * width;
-            if (beta2 * tb.quadratic(rec[0], rec) <= d0 * d0) continue;
-          }
+          const double* suf = suffix_max_.data() + blk * width;
+          const double ds = cut - suf[0] - t.G;
+          if (ds >= 0.0 && beta2 * tb.quadratic(suf[1], suf) <= ds * ds) break;
+          const double* rec = block_max_.data() + blk * width;
+          const double db = cut - rec[0] - t.G;
+          if (db >= 0.0 && beta2 * tb.quadratic(rec[1], rec) <= db * db) continue;
         }
         block_quadratics(t, first, n, acc);
         n_tested_ += static_cast<std::size_t>(n);
@@ -539,7 +539,7 @@ class TopicUCB final : public Learner, private ListCompleter {
   std::vector<std::int64_t> topics_;        // topics of the previous round (the order is reused)
   std::vector<std::int32_t> order_;         // items by topic, then decreasing u
   std::vector<int> position_;               // item -> position in order_
-  std::vector<double> item_u_;              // u by item index
+  std::vector<double> item_u_, item_a_;  // by item index
   std::vector<double> u_, a_, h_;           // by position (h: block entry k at k * L + j)
   std::vector<int> block_start_, block_first_;
   std::vector<double> block_max_, suffix_max_;
