@@ -4,6 +4,7 @@
 import _thread
 import itertools
 import math
+import signal
 import subprocess
 import sys
 import threading
@@ -429,14 +430,20 @@ def test_reference_simulation_regret_shape():
 
 
 def test_simulate_interrupt():
-    env = pc.reference_environment(0)
-    timer = threading.Timer(0.3, _thread.interrupt_main)
-    timer.start()
-    start = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        pc.simulate(env, [pc.TopicCascadeUCB(beta=1.0)], 50_000_000, n_seeds=2, seed=0, n_threads=2)
-    assert time.perf_counter() - start < 10
-    timer.join()
+    # A process started in the background inherits SIGINT ignored, and then interrupt_main does
+    # nothing: install Python's handler for the duration of the test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        env = pc.reference_environment(0)
+        timer = threading.Timer(0.3, _thread.interrupt_main)
+        timer.start()
+        start = time.perf_counter()
+        with pytest.raises(KeyboardInterrupt):  # uninterrupted, this would take minutes
+            pc.simulate(env, [pc.TopicCascadeUCB(beta=1.0)], 10_000_000, n_seeds=2, seed=0, n_threads=2)
+        assert time.perf_counter() - start < 10
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -87,7 +87,6 @@ class InverseGram {
     d_ = d;
     M_.assign(static_cast<std::size_t>(d) * d, 0.0);
     for (int i = 0; i < d; ++i) M_[static_cast<std::size_t>(i) * d + i] = 1.0 / lam;
-    work_.assign(d, 0.0);
   }
   int dim() const { return d_; }
   const double* data() const { return M_.data(); }
@@ -124,7 +123,6 @@ class InverseGram {
  private:
   int d_ = 0;
   std::vector<double> M_;
-  std::vector<double> work_;
 };
 
 // beta_t = sqrt(d log((1 + n / lambda) / delta)) / 2 + sqrt(lambda) S, or the configured constant.
