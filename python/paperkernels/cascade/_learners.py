@@ -320,7 +320,7 @@ class CascadeKLUCB(_ItemIndexLearner):
     """CascadeKL-UCB (Kveton et al. 2015): per-item KL-UCB index.
 
     ``max {q >= mean : n kl(mean, q) <= log t + 3 log log t}`` (the log log term once log t >= 1),
-    by 60 bisection steps. Items never examined come first.
+    by Newton's method from Pinsker's upper bound. Items never examined come first.
     """
 
     _type = "kl_ucb"

@@ -635,18 +635,23 @@ inline double bernoulli_kl(double p, double q) {
   return out;
 }
 
-// Largest q in [mean, 1] with n kl(mean, q) <= budget, by 60 bisection steps.
+// Largest q in [mean, 1] with n kl(mean, q) <= budget. f(q) = n kl(mean, q) - budget is convex
+// and increasing on [mean, 1), so Newton's method started to the right of the root (Pinsker:
+// kl >= 2 (q - mean)^2 puts the root below mean + sqrt(budget / 2n)) decreases monotonically to it.
 inline double kl_upper_bound(double mean, double n, double budget) {
   if (mean >= 1.0) return 1.0;
-  double lo = mean, hi = 1.0;
-  for (int it = 0; it < 60; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    if (n * bernoulli_kl(mean, mid) <= budget)
-      lo = mid;
-    else
-      hi = mid;
+  if (!(budget > 0.0)) return mean;
+  const double below_one = 1.0 - 1e-15;
+  double q = std::min(below_one, mean + std::sqrt(budget / (2.0 * n)));
+  for (int it = 0; it < 100; ++it) {
+    const double f = n * bernoulli_kl(mean, q) - budget;
+    if (f <= 0.0) return q == below_one ? 1.0 : q;  // reached (or the root lies beyond 1 - 1e-15)
+    const double slope = n * (q - mean) / (q * (1.0 - q));
+    const double next = std::max(mean, q - f / slope);
+    if (q - next <= 1e-15 * q) return next;
+    q = next;
   }
-  return lo;
+  return q;
 }
 
 // CascadeUCB1 and CascadeKL-UCB (Kveton et al. 2015): per-item click statistics, the K items of
