@@ -359,7 +359,7 @@ def test_stepping_matches_simulate_and_reference_probabilities():
 def test_learner_items_may_change_between_rounds():
     rng = np.random.default_rng(3)
     learner = pc.TopicCascadeUCB(3, 4, beta=1.0)
-    for t in range(30):
+    for _ in range(30):
         L = int(rng.integers(5, 40))
         X = rng.random((L, 2))
         topics = rng.integers(0, 4, L)

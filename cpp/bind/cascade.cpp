@@ -147,8 +147,8 @@ class PyLearner {
       export_gram(t->gram(), t->theta(), t->observations(), t->beta());
       if (!t->last_plan().cascade.empty()) {
         out["last_plan"] = plan_to_dict(t->last_plan());
-        out["last_candidates"] = t->last_candidates();
-        out["last_tested"] = t->last_tested();
+        out["last_exact_evaluations"] = t->last_candidates();
+        out["last_items_tested"] = t->last_tested();
       }
     } else if (auto* l = dynamic_cast<LinUCB*>(impl_.get())) {
       export_gram(l->gram(), l->theta(), l->observations(), l->beta());

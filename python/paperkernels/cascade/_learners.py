@@ -28,7 +28,6 @@ class CascadeLearner:
     _uses_features = True
 
     def __init__(self, K: Optional[int], n_topics: Optional[int], n_features: Optional[int], state: str = "set") -> None:
-        self._state_kind = state
         self.K = None if K is None else check_K(K, state=state)
         self.n_topics = None if n_topics is None else check_n_topics(n_topics, state)
         self.n_features = None if n_features is None else as_int(n_features, "n_features", low=1)

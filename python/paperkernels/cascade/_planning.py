@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Union
+from typing import NamedTuple, Union
 
 import numpy as np
 

@@ -156,6 +156,7 @@ class TopicUCB final : public Learner, private ListCompleter {
   std::int64_t observations() const { return n_obs_; }
   double beta() const { return confidence_width(config_, d_, n_obs_); }
   const PlanResult& last_plan() const { return plan_; }
+  // Work of the last select(): exact index evaluations and items tested against a threshold.
   std::size_t last_candidates() const { return n_candidates_; }
   std::size_t last_tested() const { return n_tested_; }
 
