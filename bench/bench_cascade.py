@@ -327,7 +327,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, a smoke run of a few seconds")
     args = parser.parse_args(argv)
-    return run(args.quick)
+    try:  # numpy may have been imported before the environment variables above were set
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return run(args.quick)
+    with threadpool_limits(1):
+        return run(args.quick)
 
 
 if __name__ == "__main__":
