@@ -202,6 +202,26 @@ def test_planners_against_brute_force_on_random_instances():
     assert checked_dp > 150
 
 
+def test_table_serves_shorter_cascades():
+    model = random_model(np.random.default_rng(9), L=8, m=3)
+    table = pc.ClickTable(model.click_table(4), model.topics, 4)
+    for K in (1, 2, 3):
+        assert pc.plan(table, K).value == pytest.approx(pc.plan(model, K).value, abs=1e-14)
+    with pytest.raises(ValueError, match="K: this click table covers cascades of length <= 4, got 5"):
+        pc.plan(table, 5)
+
+
+def test_builder_with_given_parameters():
+    table = np.array([[1, 0, 0], [0, 2, 1], [0, 1, 1], [1, 0, 1]])
+    features = np.array([[3.0, 4.0], [1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    env = pc.environment_from_table(table, features, 2, theta_x=[0.2, 0.1], gamma=[0.05, 0.0, -0.05], feature_map="coverage")
+    model = env.model
+    assert np.array_equal(model.topics, [0, 1, 1, 0])
+    assert np.allclose(model.X[0], [0.6, 0.8])
+    assert model.click_prob(0, [0, 0, 0]) == pytest.approx(0.6 * 0.2 + 0.8 * 0.1 + 0.05)
+    assert pc.plan(model, 2).value == pytest.approx(pc.plan(model, 2, "brute").value, abs=1e-14)
+
+
 def test_optimistic_value_never_below_true_optimum():
     rng = np.random.default_rng(7)
     for _ in range(300):
