@@ -58,7 +58,10 @@ class CascadeLearner:
 
     def _spec(self, K: int, n_topics: int, n_features: int) -> Any:
         """A fresh C++ learner for a simulation with these dimensions."""
-        for name, mine, theirs in (("K", self.K, K), ("n_topics", self.n_topics, n_topics), ("n_features", self.n_features, n_features)):
+        checks = [("K", self.K, K), ("n_topics", self.n_topics, n_topics)]
+        if self._uses_features:
+            checks.append(("n_features", self.n_features, n_features))
+        for name, mine, theirs in checks:
             if mine is not None and mine != theirs:
                 raise ValueError(f"learners: {self.name} was created with {name} = {mine}, the environment has {theirs}")
         return self._make(K, n_topics, n_features)
