@@ -92,3 +92,40 @@ def test_shapes_bad_input():
         pkd.encode_shapes(encoder, np.zeros((4, 4)))
     with pytest.raises(ValueError, match="shapes: expected at least one shape"):
         pkd.encode_shapes(encoder, [])
+
+
+def _cascade_study(seed):
+    from paperkernels import cascade
+
+    env = cascade.reference_environment(0)
+    learners = [cascade.TopicCascadeUCB(), cascade.CascadeUCB1(), cascade.RandomCascade()]
+    return dict(env=env, learners=learners, T=150, n_seeds=7, seed=seed)
+
+
+def _same_simulation(a, b):
+    assert np.array_equal(a.regret, b.regret)
+    assert a.names == b.names and a.seed == b.seed
+    for name in ("cascades", "first_clicks"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert (x is None and y is None) or np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("chunk_size", [None, 1, 3])
+def test_cascade_on_cluster_equals_local(client, chunk_size):
+    from paperkernels import cascade
+
+    study = _cascade_study(42)
+    local = cascade.simulate(**study, record=True)
+    remote = pkd.simulate(**study, client=client, record=True, chunk_size=chunk_size)
+    _same_simulation(local, remote)
+
+
+def test_cascade_many_studies_and_generator_seeds(client):
+    from paperkernels import cascade
+
+    studies = [_cascade_study(np.random.default_rng(5)), _cascade_study(9)]
+    local = [cascade.simulate(**_cascade_study(np.random.default_rng(5))), cascade.simulate(**_cascade_study(9))]
+    for a, b in zip(local, pkd.simulate_many(studies, client, chunk_size=2)):
+        _same_simulation(a, b)
+    with pytest.raises(ValueError, match=r"studies\[0\]: unexpected keys \['bogus'\]"):
+        pkd.simulate_many([dict(_cascade_study(1), bogus=1)])

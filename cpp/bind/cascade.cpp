@@ -319,13 +319,15 @@ void bind_cascade(py::module_& m) {
       "cascade_simulate",
       [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& P, int kind, int n_topics,
          int K, double optimal_value, const py::list& learners, std::int64_t T, std::int64_t n_runs,
-         std::uint64_t seed, unsigned n_threads, bool record, std::size_t max_states) {
+         std::uint64_t seed, unsigned n_threads, bool record, std::size_t max_states, std::int64_t first_run) {
         const ItemsView items = items_view(X, topics, n_topics);
         const StateSpace space(to_kind(kind), n_topics, K, max_states);
         bind::require_ndim(P, 2, "P");
         require(P.shape(0) == static_cast<py::ssize_t>(items.L) && P.shape(1) == space.size(),
                 "P: expected the true click table of shape (L, S)");
         require(T >= 1 && n_runs >= 1, "T, n_seeds: expected positive counts");
+        require(first_run >= 0 && first_run + n_runs <= (std::int64_t{1} << 32),
+                "first_run: expected runs in [0, 2**32)");
         std::vector<LearnerConfig> configs;
         for (const py::handle h : learners) {
           const PyLearner* l = h.cast<const PyLearner*>();
@@ -352,7 +354,8 @@ void bind_cascade(py::module_& m) {
           parallel_for(
               static_cast<std::size_t>(n_runs), n_threads,
               [&](std::size_t run, const StopToken& token) {
-                simulate_run(env, configs, T, seed, run, static_cast<std::size_t>(n_runs), out, token);
+                simulate_run(env, configs, T, seed, static_cast<std::size_t>(first_run), run,
+                             static_cast<std::size_t>(n_runs), out, token);
               },
               bind::python_signal_poll());
         }
@@ -360,6 +363,7 @@ void bind_cascade(py::module_& m) {
       },
       py::arg("X"), py::arg("topics"), py::arg("P"), py::arg("kind"), py::arg("n_topics"), py::arg("K"),
       py::arg("optimal_value"), py::arg("learners"), py::arg("T"), py::arg("n_runs"), py::arg("seed"),
-      py::arg("n_threads"), py::arg("record"), py::arg("max_states"),
-      "Runs every learner for T rounds in n_runs runs (in parallel) on common random clicks.");
+      py::arg("n_threads"), py::arg("record"), py::arg("max_states"), py::arg("first_run") = 0,
+      "Runs every learner for T rounds in runs first_run .. first_run + n_runs - 1 (in parallel) on\n"
+      "common random clicks.");
 }

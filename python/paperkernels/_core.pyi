@@ -53,12 +53,15 @@ def shapes_resample(masks: npt.NDArray[np.generic], transform: npt.NDArray[np.fl
 # greedy.cpp
 def greedy_fit_gram(
     gram: npt.NDArray[np.float64], xty: npt.NDArray[np.float64], k: int, m: int, criterion: int, tol: float,
-    seed: int, n_learners: int, n_threads: int,
+    seed: int, n_learners: int, n_threads: int, first_learner: int = 0,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def greedy_fit_columns(
     xt: npt.NDArray[np.float64], xty: npt.NDArray[np.float64], col_sq: npt.NDArray[np.float64], k: int, m: int,
-    criterion: int, tol: float, seed: int, n_learners: int, n_threads: int,
+    criterion: int, tol: float, seed: int, n_learners: int, n_threads: int, first_learner: int = 0,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def greedy_average_path(
+    active: npt.NDArray[np.int64], coef: npt.NDArray[np.float64], n_features: int, identical: bool, n_threads: int,
+) -> npt.NDArray[np.float64]: ...
 # relu.cpp
 class relu_DeepForm:
     @property
@@ -105,7 +108,7 @@ class cascade_Learner:
 def cascade_simulate(
     X: npt.NDArray[np.float64], topics: npt.NDArray[np.int64], P: npt.NDArray[np.float64], kind: int, n_topics: int,
     K: int, optimal_value: float, learners: list, T: int, n_runs: int, seed: int, n_threads: int, record: bool,
-    max_states: int,
+    max_states: int, first_run: int = 0,
 ) -> tuple: ...
 def cascade_plan_model(
     X: npt.NDArray[np.float64], topics: npt.NDArray[np.int64], theta: npt.NDArray[np.float64], features: int,

@@ -25,7 +25,7 @@ import numpy as np
 from ._progress import Progress
 from ._validation import as_int
 
-__all__ = ["chunk_ranges", "map_chunks", "fit_ensemble", "encode_shapes"]
+__all__ = ["chunk_ranges", "map_chunks", "simulate", "simulate_many", "fit_ensemble", "encode_shapes"]
 
 
 def _require_distributed():
@@ -80,6 +80,77 @@ def map_chunks(
         return client.gather(futures)
 
 
+def _split(n: int, chunk_size: Optional[int], client: Any) -> List[Tuple[int, int]]:
+    return chunk_ranges(n, _default_chunk_size(n, client) if chunk_size is None else chunk_size)
+
+
+# -- cascade ---------------------------------------------------------------------------------------
+
+
+def _simulate_range(env, learners, T, count, seed, first, record):
+    from .cascade import simulate as simulate_locally
+
+    return simulate_locally(env, learners, T, count, seed, n_threads=1, record=record, first_run=first)
+
+
+def _join_simulations(parts):
+    from dataclasses import replace
+
+    def stacked(name):
+        arrays = [getattr(part, name) for part in parts]
+        return None if arrays[0] is None else np.concatenate(arrays, axis=1)
+
+    return replace(parts[0], regret=stacked("regret"), cascades=stacked("cascades"), first_clicks=stacked("first_clicks"))
+
+
+def simulate_many(
+    studies: Sequence[dict],
+    client: Any = None,
+    *,
+    chunk_size: Optional[int] = None,
+    progress: bool = False,
+) -> List[Any]:
+    """Several :func:`paperkernels.cascade.simulate` studies at once, their runs split into chunks.
+
+    Each study is a dict of ``simulate`` arguments (``env``, ``learners``, ``T``, ``n_seeds``,
+    ``seed``, optionally ``record``). All chunks of all studies are queued together; each returned
+    :class:`~paperkernels.cascade.SimulationResult` equals ``simulate(**study)`` bit for bit.
+    """
+    from ._seed import as_seed
+
+    tasks, owners = [], []
+    for index, study in enumerate(studies):
+        unknown = set(study) - {"env", "learners", "T", "n_seeds", "seed", "record"}
+        if unknown:
+            raise ValueError(f"studies[{index}]: unexpected keys {sorted(unknown)}")
+        n_seeds = as_int(study.get("n_seeds", 1), f"studies[{index}].n_seeds", low=1)
+        seed = as_seed(study.get("seed"), f"studies[{index}].seed")
+        for first, count in _split(n_seeds, chunk_size, client):
+            tasks.append((study["env"], list(study["learners"]), study["T"], count, seed, first,
+                          bool(study.get("record", False))))
+            owners.append(index)
+    parts = map_chunks(_simulate_range, tasks, client, progress=progress, desc="runs")
+    return [_join_simulations([p for p, o in zip(parts, owners) if o == index]) for index in range(len(studies))]
+
+
+def simulate(
+    env: Any,
+    learners: Sequence[Any],
+    T: int,
+    n_seeds: int = 1,
+    seed: Any = None,
+    client: Any = None,
+    *,
+    record: bool = False,
+    chunk_size: Optional[int] = None,
+    progress: bool = False,
+) -> Any:
+    """:func:`paperkernels.cascade.simulate` with its runs split into chunks of ``chunk_size``
+    consecutive runs (run r keeps the random streams of run r); bit-identical to the single call."""
+    study = dict(env=env, learners=learners, T=T, n_seeds=n_seeds, seed=seed, record=record)
+    return simulate_many([study], client, chunk_size=chunk_size, progress=progress)[0]
+
+
 # -- greedy ----------------------------------------------------------------------------------------
 
 
@@ -104,9 +175,7 @@ def fit_ensemble(
     built once here and broadcast to the workers. Returns the fitted ``estimator``.
     """
     X, y, params, seed, design = estimator._prepare_fit(X, y)
-    n_learners = params["n_learners"]
-    chunk_size = _default_chunk_size(n_learners, client) if chunk_size is None else chunk_size
-    ranges = chunk_ranges(n_learners, chunk_size)
+    ranges = _split(params["n_learners"], chunk_size, client)
     options = dict(k=params["k"], m=params["m"], criterion=params["criterion"], tol=params["tol"], seed=seed,
                    n_threads=1 if client is not None else params["n_threads"])
     shipped = client.scatter([design, y], broadcast=True, hash=False) if client is not None else [design, y]

@@ -118,6 +118,7 @@ def simulate(
     n_threads: Optional[int] = None,
     *,
     record: bool = False,
+    first_run: int = 0,
 ) -> SimulationResult:
     """Run every learner for T rounds on ``env``, in ``n_seeds`` independent runs.
 
@@ -143,6 +144,10 @@ def simulate(
         None or -1: all cores.
     record : bool
         Keep the cascades shown and the first clicks.
+    first_run : int
+        Index of the first run: runs ``first_run .. first_run + n_seeds - 1`` are simulated, so a
+        study split into consecutive ranges of runs (see :mod:`paperkernels.distributed`) equals
+        the single call.
 
     Returns
     -------
@@ -159,6 +164,7 @@ def simulate(
             raise TypeError(f"learners[{j}]: expected a cascade learner, got {type(learner).__name__}")
     T = as_int(T, "T", low=1)
     n_seeds = as_int(n_seeds, "n_seeds", low=1)
+    first_run = as_int(first_run, "first_run", low=0, high=2**32 - n_seeds)
     seed_value = as_seed(seed)
     threads = as_n_threads(n_threads)
     model = env.model
@@ -168,7 +174,7 @@ def simulate(
     optimal = env.optimal
     regret, cascades, clicks = _core.cascade_simulate(
         model.X, model.topics, env.click_table, _KIND_CODE[model.state], model.n_topics, env.K,
-        optimal.value, specs, T, n_seeds, seed_value, threads, bool(record), MAX_STATES,
+        optimal.value, specs, T, n_seeds, seed_value, threads, bool(record), MAX_STATES, first_run,
     )
     return SimulationResult(
         regret=regret,

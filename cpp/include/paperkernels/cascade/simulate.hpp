@@ -37,17 +37,21 @@ inline std::uint64_t learner_stream(std::size_t learner, std::size_t run) {
   return (static_cast<std::uint64_t>(learner + 1) << 32) + static_cast<std::uint64_t>(run);
 }
 
-// One run: all learners, T rounds. Returns early (leaving zeros) if a stop was requested.
+// One run: all learners, T rounds, written at slot `run` of out (which holds n_runs runs). Its random
+// streams are those of run first_run + run, so a batch of runs split into consecutive ranges gives
+// the same runs. Returns early (leaving zeros) if a stop was requested.
 inline void simulate_run(const Environment& env, const std::vector<LearnerConfig>& configs, std::int64_t T,
-                         std::uint64_t seed, std::size_t run, std::size_t n_runs, const SimulationOutput& out,
-                         const StopToken& token) {
+                         std::uint64_t seed, std::size_t first_run, std::size_t run, std::size_t n_runs,
+                         const SimulationOutput& out, const StopToken& token) {
   const std::size_t L = env.items.L;
   const int K = env.space->K();
   const int S = env.space->size();
   const std::size_t n_learners = configs.size();
   std::vector<std::unique_ptr<Learner>> learners;
-  for (std::size_t j = 0; j < n_learners; ++j) learners.push_back(make_learner(configs[j], seed, learner_stream(j, run)));
-  Xoshiro256 rng(seed, run);
+  const std::size_t stream_run = first_run + run;
+  for (std::size_t j = 0; j < n_learners; ++j)
+    learners.push_back(make_learner(configs[j], seed, learner_stream(j, stream_run)));
+  Xoshiro256 rng(seed, stream_run);
   std::vector<double> u(L);
   std::vector<std::int32_t> cascade(K);
   std::vector<double> probs(K);
