@@ -75,7 +75,7 @@ def map_chunks(
             return results
         distributed = _require_distributed()
         futures = [client.submit(fn, *args, pure=False) for args in chunks]
-        for _ in distributed.as_completed(futures):
+        for _ in distributed.as_completed(futures, loop=client.loop):
             bar.update()
         return client.gather(futures)
 
