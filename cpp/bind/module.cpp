@@ -6,6 +6,7 @@
 namespace py = pybind11;
 
 void bind_common(py::module_& m);
+void bind_toptwo(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "paperkernels C++ core (private: import paperkernels instead)";
@@ -25,4 +26,5 @@ PYBIND11_MODULE(_core, m) {
   });
 
   bind_common(m);
+  bind_toptwo(m);
 }

@@ -1,0 +1,328 @@
+// The beta-EB-TCI top-two sampler as an incremental state machine. The simulated episode
+// (episode.hpp) and the Python `TopTwo` object drive this same class, which is why they make the
+// same decisions from the same rewards and seed.
+//
+// Randomness. The sampler owns a xoshiro256** generator (stream `decision_stream(run)` of `seed`)
+// and consumes it lazily, at most twice per state (a state is what follows an update):
+//   1. `leader()`: one `below(m)` draw when m >= 2 arms tie for the best empirical mean and
+//      tie_break is `random`; nothing otherwise.
+//   2. `select()` with rule `random`, once the leader is known and forced exploration did not fire:
+//      one `uniform()`; the leader is pulled when U <= beta.
+// Both results are cached until the next update, so repeated queries consume nothing more.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "paperkernels/common/errors.hpp"
+#include "paperkernels/common/random.hpp"
+#include "paperkernels/toptwo/tables.hpp"
+#include "paperkernels/toptwo/thresholds.hpp"
+
+namespace paperkernels::toptwo {
+
+enum class Arms { bernoulli, gaussian };
+enum class Challenger { tci, tc };
+enum class Rule { random, tracking };
+enum class TieBreak { random, first };
+
+struct Options {
+  int K = 2;
+  double beta = 0.5;
+  Challenger challenger = Challenger::tci;
+  Rule rule = Rule::random;
+  TieBreak tie_break = TieBreak::random;
+  bool forced_exploration = false;
+  std::int64_t min_pulls = 1;
+  double sigma = 1.0;  // Gaussian arms only: the known standard deviation
+  Threshold threshold;
+};
+
+inline void check_options(const Options& o) {
+  require(o.K >= 2, "K: expected at least 2 arms, got " + std::to_string(o.K));
+  require(o.beta > 0.0 && o.beta < 1.0, "beta: expected a number in (0, 1), got " + std::to_string(o.beta));
+  require(o.min_pulls >= 1, "min_pulls: expected a positive integer, got " + std::to_string(o.min_pulls));
+  require(o.sigma > 0.0 && o.sigma < std::numeric_limits<double>::infinity(),
+          "sigma: expected a finite positive number, got " + std::to_string(o.sigma));
+}
+
+// Run r of a seed draws its rewards from stream 2r and its decisions from stream 2r + 1.
+inline constexpr std::uint64_t reward_stream(std::uint64_t run) noexcept { return 2 * run; }
+inline constexpr std::uint64_t decision_stream(std::uint64_t run) noexcept { return 2 * run + 1; }
+
+template <Arms kind>
+class Sampler {
+ public:
+  // Sum of rewards of an arm: the success count for Bernoulli arms, a double for Gaussian ones.
+  using Sum = std::conditional_t<kind == Arms::bernoulli, std::int64_t, double>;
+
+  Sampler(const Options& options, std::uint64_t seed, std::uint64_t run = 0)
+      : opt_(options),
+        K_(options.K),
+        rng_(seed, decision_stream(run)),
+        n_log_n_(n_log_n_table()),
+        log_n_(log_n_table()),
+        N_(K_, 0),
+        S_(K_, Sum{0}),
+        own_(K_, 0.0),
+        inv_n_(K_, 0.0),
+        log_count_(K_, 0.0),
+        L_(K_, 0),
+        M_(K_, 0),
+        w_(K_, 0.0),
+        penalised_(K_, 0.0),
+        stale_(K_, 1),
+        unpulled_(K_),
+        below_min_(K_),
+        two_sigma2_(2.0 * options.sigma * options.sigma) {
+    check_options(options);
+  }
+
+  int K() const noexcept { return K_; }
+  std::int64_t t() const noexcept { return t_; }
+  std::int64_t N(int a) const { return N_[a]; }
+  Sum S(int a) const { return S_[a]; }
+  std::int64_t L(int a) const { return L_[a]; }
+  std::int64_t M(int a) const { return M_[a]; }
+  const Options& options() const noexcept { return opt_; }
+
+  // Every arm has min_pulls pulls: the top-two steps (and stopping) have begun.
+  bool initialised() const noexcept { return below_min_ == 0; }
+  bool all_pulled() const noexcept { return unpulled_ == 0; }
+
+  void set_threshold(const Threshold& threshold) {
+    opt_.threshold = threshold;
+    c_floor_ = -std::numeric_limits<double>::infinity();
+  }
+
+  // Empirical best arm of the current state, ties resolved by the tie_break option (see the top).
+  int leader() {
+    if (leader_ < 0) {
+      if (!all_pulled()) throw invalid_argument("leader: every arm must have been pulled at least once");
+      leader_ = find_leader(opt_.tie_break == TieBreak::random);
+    }
+    return leader_;
+  }
+
+  // Lowest-indexed empirical best arm; consumes no randomness.
+  int first_leader() const {
+    if (!all_pulled()) throw invalid_argument("leader: every arm must have been pulled at least once");
+    int best = 0;
+    for (int i = 1; i < K_; ++i)
+      if (compare(i, best) > 0) best = i;
+    return best;
+  }
+
+  // GLR statistic Z = min_{j != B} W(B, j).
+  double statistic() {
+    evaluate();
+    return z_;
+  }
+
+  // TCI (or TC) challenger of the current leader, lowest index on ties.
+  int challenger() {
+    evaluate();
+    return challenger_;
+  }
+
+  // W(B, j) for the current leader B (0 for j == B).
+  double cost(int j) {
+    evaluate();
+    return j == leader_ ? 0.0 : w_[j];
+  }
+
+  double threshold_now() const { return opt_.threshold(t_); }
+
+  // Z > c(t, delta). For the named (non-decreasing) thresholds c(t) is recomputed only when Z
+  // exceeds a lower bound of it kept from an earlier step: the decision is the same as computing
+  // c(t) every step, since c_floor_ sits 1e-12 (relative) below a value already reached.
+  bool should_stop() {
+    if (!initialised()) return false;
+    evaluate();
+    if (!opt_.threshold.non_decreasing()) return z_ > opt_.threshold(t_);
+    if (!(z_ > c_floor_)) return false;
+    const double c = opt_.threshold(t_);
+    if (z_ > c) return true;
+    c_floor_ = c - 1e-12 * std::fabs(c);
+    return false;
+  }
+
+  // The arm to pull next (cached until the next update).
+  int select() {
+    if (selection_ >= 0) return selection_;
+    if (!initialised()) {
+      selection_ = least_pulled();
+      return selection_;
+    }
+    const int B = leader();
+    if (opt_.forced_exploration) {
+      const int a = least_pulled();
+      // N_a < sqrt(t / K)  <=>  N_a^2 K < t, decided in integers.
+      const auto n = static_cast<unsigned __int128>(N_[a]);
+      if (n * n * static_cast<unsigned>(K_) < static_cast<unsigned __int128>(t_)) {
+        selection_ = a;
+        return selection_;
+      }
+    }
+    evaluate();
+    if (opt_.rule == Rule::random) {
+      selection_ = rng_.uniform() <= opt_.beta ? B : challenger_;
+    } else {
+      ++L_[B];
+      if (static_cast<double>(M_[B]) < opt_.beta * static_cast<double>(L_[B])) {
+        ++M_[B];
+        selection_ = B;
+      } else {
+        selection_ = challenger_;
+      }
+    }
+    return selection_;
+  }
+
+  // Records one reward of `arm` (Bernoulli: 0 or 1; the caller checks).
+  void update(int arm, Sum reward) {
+    if (arm < 0 || arm >= K_)
+      throw invalid_argument("arm: expected an index in [0, " + std::to_string(K_) + "), got " + std::to_string(arm));
+    ++N_[arm];
+    S_[arm] += reward;
+    ++t_;
+    if (N_[arm] == 1) --unpulled_;
+    if (N_[arm] == opt_.min_pulls) --below_min_;
+    refresh_arm(arm);
+    leader_ = -1;
+    selection_ = -1;
+    evaluated_ = false;
+    if (arm == w_leader_)
+      w_leader_ = -1;
+    else
+      stale_[arm] = 1;
+  }
+
+ private:
+  // Sign of mu_hat_i - mu_hat_j; exact for Bernoulli arms (S_i N_j vs S_j N_i in 128-bit integers).
+  int compare(int i, int j) const {
+    if constexpr (kind == Arms::bernoulli) {
+      const __int128 lhs = static_cast<__int128>(S_[i]) * N_[j];
+      const __int128 rhs = static_cast<__int128>(S_[j]) * N_[i];
+      return (lhs > rhs) - (lhs < rhs);
+    } else {
+      return (own_[i] > own_[j]) - (own_[i] < own_[j]);
+    }
+  }
+
+  int find_leader(bool random_ties) {
+    int best = 0;  // lowest index among the maximisers seen so far
+    std::uint64_t ties = 1;
+    for (int i = 1; i < K_; ++i) {
+      const int c = compare(i, best);
+      if (c > 0) {
+        best = i;
+        ties = 1;
+      } else if (c == 0) {
+        ++ties;
+      }
+    }
+    if (ties == 1 || !random_ties) return best;
+    std::uint64_t k = rng_.below(ties);
+    for (int i = best;; ++i)
+      if (compare(i, best) == 0 && k-- == 0) return i;
+  }
+
+  int least_pulled() const {
+    int a = 0;
+    for (int i = 1; i < K_; ++i)
+      if (N_[i] < N_[a]) a = i;
+    return a;
+  }
+
+  void refresh_arm(int a) {
+    log_count_[a] = log_n_(N_[a]);
+    if constexpr (kind == Arms::bernoulli) {
+      own_[a] = (n_log_n_(N_[a]) - n_log_n_(S_[a])) - n_log_n_(N_[a] - S_[a]);  // G(S_a, N_a)
+    } else {
+      if (!(S_[a] - S_[a] == 0.0)) throw invalid_argument("reward: the sum of rewards of an arm overflowed");
+      own_[a] = S_[a] / static_cast<double>(N_[a]);  // empirical mean
+      inv_n_[a] = 1.0 / static_cast<double>(N_[a]);
+    }
+  }
+
+  // Transportation cost W(B, j).
+  double pair_cost(int B, int j) {
+    if constexpr (kind == Arms::bernoulli) {
+      if (compare(B, j) <= 0) return 0.0;
+      const std::int64_t n = N_[B] + N_[j];
+      const std::int64_t s = S_[B] + S_[j];
+      const double g = (n_log_n_(n) - n_log_n_(s)) - n_log_n_(n - s);
+      const double w = (g - own_[B]) - own_[j];
+      return w < 0.0 ? 0.0 : w;
+    } else {
+      if (!(own_[B] > own_[j])) return 0.0;
+      const double d = own_[B] - own_[j];
+      return d * d / (two_sigma2_ * (inv_n_[B] + inv_n_[j]));
+    }
+  }
+
+  void evaluate() {
+    if (evaluated_) return;
+    const int B = leader();
+    if (B != w_leader_) {
+      std::fill(stale_.begin(), stale_.end(), 1);
+      w_leader_ = B;
+    }
+    const bool penalise = opt_.challenger == Challenger::tci;
+    double z = std::numeric_limits<double>::infinity();
+    double best = std::numeric_limits<double>::infinity();
+    int c = -1;
+    for (int j = 0; j < K_; ++j) {
+      if (j == B) continue;
+      if (stale_[j]) {
+        w_[j] = pair_cost(B, j);
+        penalised_[j] = penalise ? w_[j] + log_count_[j] : w_[j];
+        stale_[j] = 0;
+      }
+      if (w_[j] < z) z = w_[j];
+      if (penalised_[j] < best) {
+        best = penalised_[j];
+        c = j;
+      }
+    }
+    z_ = z;
+    challenger_ = c;
+    evaluated_ = true;
+  }
+
+  Options opt_;
+  int K_;
+  Xoshiro256 rng_;
+  TableReader n_log_n_;
+  TableReader log_n_;
+
+  std::vector<std::int64_t> N_;
+  std::vector<Sum> S_;
+  std::vector<double> own_;        // Bernoulli: G(S_a, N_a); Gaussian: empirical mean
+  std::vector<double> inv_n_;      // Gaussian: 1 / N_a
+  std::vector<double> log_count_;  // log N_a
+  std::vector<std::int64_t> L_;    // tracking: rounds as leader
+  std::vector<std::int64_t> M_;    // tracking: pulls decided while leader
+  std::vector<double> w_;          // W(w_leader_, j), valid where !stale_[j]
+  std::vector<double> penalised_;  // W + log N_j (TCI) or W (TC)
+  std::vector<char> stale_;
+  std::int64_t t_ = 0;
+  int unpulled_;
+  int below_min_;
+  double two_sigma2_;
+
+  int leader_ = -1;     // cached for the current state
+  int selection_ = -1;  // cached for the current state
+  int w_leader_ = -1;   // leader the cached costs refer to
+  bool evaluated_ = false;
+  double z_ = 0.0;
+  int challenger_ = -1;
+  double c_floor_ = -std::numeric_limits<double>::infinity();
+};
+
+}  // namespace paperkernels::toptwo
