@@ -29,34 +29,53 @@ namespace detail {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
-// z - log(1 + z) for z > -1, without cancellation for small |z|.
-inline double z_minus_log1p(double z) {
-  if (std::fabs(z) >= 0.1) return z - std::log1p(z);
-  // z^2/2 - z^3/3 + z^4/4 - ...: |z| < 0.1, so 20 terms reach 1e-20 relative.
-  double power = z * z;
-  double sum = 0.0;
-  for (int k = 2; k < 24; ++k) {
-    sum += (k % 2 == 0 ? power : -power) / k;
-    power *= z;
+// z - log(1 + z) for z > -1, given also r = 1 + z (each accurate): the series for small |z|, log r
+// when 1 + z would round badly, log1p(z) otherwise.
+inline double z_minus_log1p(double z, double r) {
+  if (std::fabs(z) < 0.1) {
+    // z^2/2 - z^3/3 + z^4/4 - ...: |z| < 0.1, so 22 terms reach 1e-20 relative.
+    double power = z * z;
+    double sum = 0.0;
+    for (int k = 2; k < 24; ++k) {
+      sum += (k % 2 == 0 ? power : -power) / k;
+      power *= z;
+    }
+    return sum;
   }
-  return sum;
+  if (r < 0.5) return z - std::log(r);
+  return z - std::log1p(z);
 }
 
 }  // namespace detail
 
-// kl(p, p - d) for Bernoulli means, with the shift d = p - q given directly. Written as
-// p f(-d/p) + (1-p) f(d/(1-p)) with f(z) = z - log(1+z) >= 0: a sum of non-negative terms, accurate
-// when q is close to p. Infinite when q is 0 or 1 and differs from p.
-inline double kl_bernoulli_shift(double p, double d) {
+// kl(p, q) from d = p - q, q and qc = 1 - q, each supplied accurately by the caller. Written as
+//   p psi(q/p) + (1-p) psi(qc/(1-p)),  psi(r) = r - 1 - log r >= 0
+// (equal to kl because q + qc = 1): a sum of non-negative terms, with no cancellation when q is
+// close to p nor when q is close to 0 or 1. Infinite when q or qc is 0 and q != p.
+inline double kl_bernoulli_parts(double p, double d, double q, double qc) {
   if (d == 0.0) return 0.0;
-  const double q = p - d;
-  if (!(q > 0.0 && q < 1.0)) return detail::kInf;
-  if (p == 0.0) return -std::log1p(d);  // -log(1 - q)
-  if (p == 1.0) return -std::log1p(-d);  // -log(q)
-  return p * detail::z_minus_log1p(-d / p) + (1.0 - p) * detail::z_minus_log1p(d / (1.0 - p));
+  if (!(q > 0.0 && qc > 0.0)) return detail::kInf;
+  const double first = p > 0.0 ? p * detail::z_minus_log1p(-d / p, q / p) : q;  // p -> 0 limit
+  const double second = p < 1.0 ? (1.0 - p) * detail::z_minus_log1p(d / (1.0 - p), qc / (1.0 - p)) : qc;
+  return first + second;
 }
 
-inline double kl_bernoulli(double p, double q) { return p == q ? 0.0 : kl_bernoulli_shift(p, p - q); }
+inline double kl_bernoulli(double p, double q) { return p == q ? 0.0 : kl_bernoulli_parts(p, p - q, q, 1.0 - q); }
+
+// kl(mu_i, m) and kl(mu_j, m) for m = share_i mu_i + share_j mu_j (share_i + share_j = 1,
+// mu_i > mu_j, gap = mu_i - mu_j), with m and 1 - m formed from the nearer mean so that both are
+// accurate.
+inline std::pair<double, double> pair_kl(double mu_i, double mu_j, double gap, double share_i, double share_j) {
+  double m, mc;
+  if (share_j <= 0.5) {
+    m = mu_i - share_j * gap;
+    mc = (1.0 - mu_i) + share_j * gap;
+  } else {
+    m = mu_j + share_i * gap;
+    mc = (1.0 - mu_j) - share_i * gap;
+  }
+  return {kl_bernoulli_parts(mu_i, share_j * gap, m, mc), kl_bernoulli_parts(mu_j, -share_i * gap, m, mc)};
+}
 
 // W = n_i kl(mu_i, m) + n_j kl(mu_j, m), m = (n_i mu_i + n_j mu_j) / (n_i + n_j), if mu_i > mu_j, else 0.
 // Counts may be real (weights). Gaussian arms: (mu_i - mu_j)^2 / (2 sigma^2 (1/n_i + 1/n_j)).
@@ -64,9 +83,8 @@ inline double transportation_cost(double mu_i, double n_i, double mu_j, double n
   if (!(mu_i > mu_j)) return 0.0;
   const double gap = mu_i - mu_j;
   if (arms == Arms::gaussian) return gap * gap / (2.0 * sigma * sigma * (1.0 / n_i + 1.0 / n_j));
-  const double share_j = n_j / (n_i + n_j);  // m = mu_i - share_j gap = mu_j + share_i gap
-  const double share_i = n_i / (n_i + n_j);
-  return n_i * kl_bernoulli_shift(mu_i, share_j * gap) + n_j * kl_bernoulli_shift(mu_j, -share_i * gap);
+  const auto kl = pair_kl(mu_i, mu_j, gap, n_i / (n_i + n_j), n_j / (n_i + n_j));
+  return n_i * kl.first + n_j * kl.second;
 }
 
 // Root of an increasing function on (lo, hi), f(lo) < 0 < f(hi), by Newton steps that fall back to
@@ -240,10 +258,9 @@ class CharacteristicSolver {
   // Bernoulli: g(x) = kl(mu*, m) + x kl(mu_a, m), m = (mu* + x mu_a) / (1 + x), x = w_a / beta.
   // g increases from 0 to kl(mu*, mu_a) and g'(x) = kl(mu_a, m).
   void evaluate_ratio(Other& o, double x) const {
-    const double to_top = o.gap / (1.0 + 1.0 / x);  // mu* - m
-    const double to_own = o.gap / (1.0 + x);        // m - mu_a
-    o.kl_top = kl_bernoulli_shift(top_, to_top);
-    o.kl_own = kl_bernoulli_shift(o.mu, -to_own);
+    const auto kl = pair_kl(top_, o.mu, o.gap, 1.0 / (1.0 + x), 1.0 / (1.0 + 1.0 / x));
+    o.kl_top = kl.first;
+    o.kl_own = kl.second;
   }
 
   // Solves C_a(beta, w_a) = v for w_a (infinite if v >= beta * cap).
@@ -271,8 +288,24 @@ class CharacteristicSolver {
     };
     double start = o.u;
     if (std::isfinite(o.cap)) start = std::log(y / (o.cap - y));  // exact when kl is quadratic
-    start = std::min(700.0, std::max(-700.0, start));
-    o.u = increasing_root(f, -700.0, 700.0, start, 1.0);
+    start = std::min(600.0, std::max(-600.0, start));
+    // Bracket the root by steps of growing size from the start, so that the extreme ratios, where
+    // g can no longer be evaluated, are only visited if the root is there.
+    double lo = start, hi = start;
+    if (f(start).first < 0.0) {
+      for (double step = 1.0; hi < 700.0; step *= 2.0) {
+        lo = hi;
+        hi = std::min(700.0, start + step);
+        if (!(f(hi).first < 0.0)) break;
+      }
+    } else {
+      for (double step = 1.0; lo > -700.0; step *= 2.0) {
+        hi = lo;
+        lo = std::max(-700.0, start - step);
+        if (f(lo).first < 0.0) break;
+      }
+    }
+    o.u = increasing_root(f, lo, hi, 0.5 * (lo + hi), 1.0);
     const double x = std::exp(o.u);
     evaluate_ratio(o, x);
     o.weight = beta * x;
