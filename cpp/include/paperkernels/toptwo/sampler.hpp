@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -75,7 +76,6 @@ class Sampler {
         M_(K_, 0),
         w_(K_, 0.0),
         penalised_(K_, 0.0),
-        stale_(K_, 1),
         unpulled_(K_),
         below_min_(K_),
         two_sigma2_(2.0 * options.sigma * options.sigma) {
@@ -103,18 +103,25 @@ class Sampler {
   int leader() {
     if (leader_ < 0) {
       if (!all_pulled()) throw invalid_argument("leader: every arm must have been pulled at least once");
-      leader_ = find_leader(opt_.tie_break == TieBreak::random);
+      if (!maximisers_known_) find_maximisers();
+      leader_ = first_max_;
+      if (n_max_ > 1 && opt_.tie_break == TieBreak::random) {
+        std::uint64_t k = rng_.below(n_max_);
+        for (int i = first_max_;; ++i)
+          if (compare(i, first_max_) == 0 && k-- == 0) {
+            leader_ = i;
+            break;
+          }
+      }
     }
     return leader_;
   }
 
   // Lowest-indexed empirical best arm; consumes no randomness.
-  int first_leader() const {
+  int first_leader() {
     if (!all_pulled()) throw invalid_argument("leader: every arm must have been pulled at least once");
-    int best = 0;
-    for (int i = 1; i < K_; ++i)
-      if (compare(i, best) > 0) best = i;
-    return best;
+    if (!maximisers_known_) find_maximisers();
+    return first_max_;
   }
 
   // GLR statistic Z = min_{j != B} W(B, j).
@@ -132,7 +139,7 @@ class Sampler {
   // W(B, j) for the current leader B (0 for j == B).
   double cost(int j) {
     evaluate();
-    return j == leader_ ? 0.0 : w_[j];
+    return j == w_leader_ ? 0.0 : w_[j];
   }
 
   double threshold_now() const { return opt_.threshold(t_); }
@@ -187,25 +194,59 @@ class Sampler {
   void update(int arm, Sum reward) {
     if (arm < 0 || arm >= K_)
       throw invalid_argument("arm: expected an index in [0, " + std::to_string(K_) + "), got " + std::to_string(arm));
+    // The maximiser set changes only through `arm`; follow it unless a rescan is unavoidable.
+    const bool follow = maximisers_known_;
+    const bool was_max = follow && compare(arm, first_max_) == 0;
+    const double old_own = own_[arm];
+    const std::int64_t old_n = N_[arm];
+    const Sum old_s = S_[arm];
     ++N_[arm];
     S_[arm] += reward;
     ++t_;
     if (N_[arm] == 1) --unpulled_;
     if (N_[arm] == opt_.min_pulls) --below_min_;
     refresh_arm(arm);
+    if (follow) {
+      if (!was_max) {
+        const int c = compare(arm, first_max_);
+        if (c > 0) {
+          first_max_ = arm;
+          n_max_ = 1;
+        } else if (c == 0) {
+          ++n_max_;
+          if (arm < first_max_) first_max_ = arm;
+        }
+      } else {
+        const int moved = mean_moved(reward, old_n, old_s, old_own, arm);
+        if (moved > 0) {
+          first_max_ = arm;
+          n_max_ = 1;
+        } else if (moved < 0) {
+          if (n_max_ == 1 || first_max_ == arm)
+            maximisers_known_ = false;
+          else
+            --n_max_;
+        }
+      }
+    }
     leader_ = -1;
     selection_ = -1;
     evaluated_ = false;
-    if (arm == w_leader_)
-      w_leader_ = -1;
+    if (arm == w_leader_ || (dirty_ != kClean && dirty_ != arm))
+      dirty_ = kAllDirty;
     else
-      stale_[arm] = 1;
+      dirty_ = arm;
   }
 
  private:
-  // Sign of mu_hat_i - mu_hat_j; exact for Bernoulli arms (S_i N_j vs S_j N_i in 128-bit integers).
+  // Sign of mu_hat_i - mu_hat_j; exact for Bernoulli arms (S_i N_j vs S_j N_i in integers: 64-bit
+  // products while every count is below 2^31, 128-bit ones after).
   int compare(int i, int j) const {
     if constexpr (kind == Arms::bernoulli) {
+      if (t_ < kSmallCounts) {
+        const std::int64_t lhs = S_[i] * N_[j], rhs = S_[j] * N_[i];
+        return (lhs > rhs) - (lhs < rhs);
+      }
       const __int128 lhs = static_cast<__int128>(S_[i]) * N_[j];
       const __int128 rhs = static_cast<__int128>(S_[j]) * N_[i];
       return (lhs > rhs) - (lhs < rhs);
@@ -214,22 +255,36 @@ class Sampler {
     }
   }
 
-  int find_leader(bool random_ties) {
+  // Sign of the change of arm a's empirical mean in its last update.
+  int mean_moved(Sum reward, std::int64_t old_n, Sum old_s, double old_own, int a) const {
+    if constexpr (kind == Arms::bernoulli) {
+      const std::int64_t diff = reward * old_n - old_s;  // (S+r)/(N+1) - S/N has the sign of rN - S
+      (void)old_own;
+      (void)a;
+      return (diff > 0) - (diff < 0);
+    } else {
+      (void)reward;
+      (void)old_n;
+      (void)old_s;
+      return (own_[a] > old_own) - (own_[a] < old_own);
+    }
+  }
+
+  void find_maximisers() {
     int best = 0;  // lowest index among the maximisers seen so far
-    std::uint64_t ties = 1;
+    std::uint64_t count = 1;
     for (int i = 1; i < K_; ++i) {
       const int c = compare(i, best);
       if (c > 0) {
         best = i;
-        ties = 1;
+        count = 1;
       } else if (c == 0) {
-        ++ties;
+        ++count;
       }
     }
-    if (ties == 1 || !random_ties) return best;
-    std::uint64_t k = rng_.below(ties);
-    for (int i = best;; ++i)
-      if (compare(i, best) == 0 && k-- == 0) return i;
+    first_max_ = best;
+    n_max_ = count;
+    maximisers_known_ = true;
   }
 
   int least_pulled() const {
@@ -250,49 +305,112 @@ class Sampler {
     }
   }
 
-  // Transportation cost W(B, j).
+  // mu_hat_i == mu_hat_j, exactly.
+  bool same_mean(int i, int j) const {
+    if constexpr (kind == Arms::bernoulli) {
+      if (t_ < kSmallCounts) return S_[i] * N_[j] == S_[j] * N_[i];
+      return static_cast<__int128>(S_[i]) * N_[j] == static_cast<__int128>(S_[j]) * N_[i];
+    } else {
+      return own_[i] == own_[j];
+    }
+  }
+
+  // Transportation cost W(B, j) for the leader B (a maximiser, so mu_hat_B >= mu_hat_j: W is 0
+  // exactly when the means are equal).
   double pair_cost(int B, int j) {
     if constexpr (kind == Arms::bernoulli) {
-      if (compare(B, j) <= 0) return 0.0;
+      if (same_mean(B, j)) return 0.0;
       const std::int64_t n = N_[B] + N_[j];
       const std::int64_t s = S_[B] + S_[j];
       const double g = (n_log_n_(n) - n_log_n_(s)) - n_log_n_(n - s);
       const double w = (g - own_[B]) - own_[j];
       return w < 0.0 ? 0.0 : w;
     } else {
-      if (!(own_[B] > own_[j])) return 0.0;
+      if (same_mean(B, j)) return 0.0;
       const double d = own_[B] - own_[j];
       return d * d / (two_sigma2_ * (inv_n_[B] + inv_n_[j]));
     }
   }
 
+  void refresh_cost(int B, int j) {
+    w_[j] = pair_cost(B, j);
+    penalised_[j] = opt_.challenger == Challenger::tci ? w_[j] + log_count_[j] : w_[j];
+  }
+
+  // Costs of the current leader (recomputing only those that changed), Z and the challenger.
   void evaluate() {
     if (evaluated_) return;
     const int B = leader();
     if (B != w_leader_) {
-      std::fill(stale_.begin(), stale_.end(), 1);
+      dirty_ = kAllDirty;
       w_leader_ = B;
     }
-    const bool penalise = opt_.challenger == Challenger::tci;
-    double z = std::numeric_limits<double>::infinity();
-    double best = std::numeric_limits<double>::infinity();
-    int c = -1;
-    for (int j = 0; j < K_; ++j) {
-      if (j == B) continue;
-      if (stale_[j]) {
-        w_[j] = pair_cost(B, j);
-        penalised_[j] = penalise ? w_[j] + log_count_[j] : w_[j];
-        stale_[j] = 0;
-      }
-      if (w_[j] < z) z = w_[j];
-      if (penalised_[j] < best) {
-        best = penalised_[j];
-        c = j;
-      }
+    if (dirty_ == kAllDirty) {
+      if (!refresh_all_fast(B))
+        for (int j = 0; j < K_; ++j)
+          if (j != B) refresh_cost(B, j);
+      w_[B] = penalised_[B] = std::numeric_limits<double>::infinity();  // never the minimum
+    } else if (dirty_ != kClean) {
+      refresh_cost(B, dirty_);
     }
-    z_ = z;
+    dirty_ = kClean;
+    // Z = min_j W and the lowest index of min_j penalised (two accumulators each, to shorten the
+    // dependency chains; min is exact, so the order does not matter).
+    const double* w = w_.data();
+    const double* penalised = penalised_.data();
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    double z0 = inf, z1 = inf, p0 = inf, p1 = inf;
+    int j = 0;
+    for (; j + 1 < K_; j += 2) {
+      z0 = w[j] < z0 ? w[j] : z0;
+      z1 = w[j + 1] < z1 ? w[j + 1] : z1;
+      p0 = penalised[j] < p0 ? penalised[j] : p0;
+      p1 = penalised[j + 1] < p1 ? penalised[j + 1] : p1;
+    }
+    if (j < K_) {
+      z0 = w[j] < z0 ? w[j] : z0;
+      p0 = penalised[j] < p0 ? penalised[j] : p0;
+    }
+    const double smallest = p1 < p0 ? p1 : p0;
+    int c = 0;
+    while (!(penalised[c] == smallest)) ++c;
+    z_ = z1 < z0 ? z1 : z0;
     challenger_ = c;
     evaluated_ = true;
+  }
+
+  // All costs of a Bernoulli leader in one tight loop, when 64-bit products are exact and the
+  // n log n table covers every count (n <= t); false (nothing done) otherwise.
+  bool refresh_all_fast(int B) {
+    if constexpr (kind != Arms::bernoulli) {
+      (void)B;
+      return false;
+    } else {
+      if (t_ >= kSmallCounts || !n_log_n_.cover(t_)) return false;
+      const double* table = n_log_n_.data();
+      const std::int64_t* N = N_.data();
+      const std::int64_t* S = S_.data();
+      const double* G = own_.data();
+      const double* log_count = log_count_.data();
+      double* w = w_.data();
+      double* penalised = penalised_.data();
+      const std::int64_t NB = N[B], SB = S[B];
+      const double GB = G[B];
+      const bool penalise = opt_.challenger == Challenger::tci;
+      for (int j = 0; j < K_; ++j) {
+        if (j == B) continue;
+        double wj = 0.0;
+        if (S[j] * NB != SB * N[j]) {  // same formula as pair_cost
+          const std::int64_t n = NB + N[j], s = SB + S[j];
+          const double g = (table[n] - table[s]) - table[n - s];
+          wj = (g - GB) - G[j];
+          wj = wj < 0.0 ? 0.0 : wj;
+        }
+        w[j] = wj;
+        penalised[j] = penalise ? wj + log_count[j] : wj;
+      }
+      return true;
+    }
   }
 
   Options opt_;
@@ -308,13 +426,22 @@ class Sampler {
   std::vector<double> log_count_;  // log N_a
   std::vector<std::int64_t> L_;    // tracking: rounds as leader
   std::vector<std::int64_t> M_;    // tracking: pulls decided while leader
-  std::vector<double> w_;          // W(w_leader_, j), valid where !stale_[j]
+  std::vector<double> w_;          // W(w_leader_, j) (+inf at j = w_leader_), up to date unless dirty_
   std::vector<double> penalised_;  // W + log N_j (TCI) or W (TC)
-  std::vector<char> stale_;
   std::int64_t t_ = 0;
   int unpulled_;
   int below_min_;
   double two_sigma2_;
+
+  // The maximiser set of the current state: its lowest index and its size (when known).
+  bool maximisers_known_ = false;
+  int first_max_ = 0;
+  std::uint64_t n_max_ = 1;
+
+  static constexpr std::int64_t kSmallCounts = std::int64_t{1} << 31;
+  static constexpr int kClean = -1;     // every cached cost is current
+  static constexpr int kAllDirty = -2;  // every cached cost must be recomputed
+  int dirty_ = kAllDirty;  // otherwise: the one arm whose cost must be recomputed
 
   int leader_ = -1;     // cached for the current state
   int selection_ = -1;  // cached for the current state

@@ -90,6 +90,15 @@ class TableReader {
     return miss(n);
   }
 
+  // Entries 0..n are in the cached block (growing it if the capacity allows).
+  bool cover(std::int64_t n) {
+    if (n < size_) return true;
+    if (n < table_->capacity()) refresh(table_->ensure(n));
+    return n < size_;
+  }
+
+  const double* data() const noexcept { return data_; }
+
  private:
   double miss(std::int64_t n) {
     if (n < table_->capacity()) {

@@ -1,0 +1,167 @@
+"""Benchmark of paperkernels.toptwo (beta-EB-TCI, Bernoulli arms, beta = 1/2, gk16 threshold).
+
+Contenders, on the same instances, threshold and beta:
+
+- paperkernels.toptwo.run_many on one thread and on all threads;
+- the PyPI package ``best-arm`` (its ``TopTwoBAI`` with the EB leader, the TCI challenger and
+  ``ChernoffStoppingCondition("practice")``, whose threshold is log((1 + log t) / delta)). It imports
+  matplotlib and pins an old scipy, so install it with ``pip install --no-deps best-arm``;
+- a plain numpy/Python episode written here.
+
+For each instance the mean stopping times are first compared (they must agree within 4 standard
+errors), then pulls/s and runs/s are printed with the speed-up of the C++ kernel on one thread.
+Run ``python bench/bench_toptwo.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from typing import Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from paperkernels import toptwo
+from paperkernels._report import Report
+from paperkernels._validation import available_cores
+
+BETA = 0.5
+
+
+def numpy_episode(mu: np.ndarray, delta: float, rng: np.random.Generator) -> Tuple[int, int]:
+    """One beta-EB-TCI episode, step by step with numpy: returns (recommendation, tau)."""
+    K = mu.shape[0]
+    N = np.ones(K)
+    S = (rng.random(K) < mu).astype(float)
+    t = K
+    while True:
+        means = S / N
+        leaders = np.flatnonzero(means == means.max())
+        B = int(leaders[0] if leaders.shape[0] == 1 else rng.choice(leaders))
+        m = (S[B] + S) / (N[B] + N)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            W = N[B] * kl(means[B], m) + N * kl(means, m)
+        W[means >= means[B]] = 0.0
+        W[B] = np.inf
+        if W.min() > math.log((1 + math.log(t)) / delta):
+            return B, t
+        arm = B if rng.random() <= BETA else int(np.argmin(W + np.log(N)))
+        S[arm] += rng.random() < mu[arm]
+        N[arm] += 1
+        t += 1
+
+
+def kl(p, q):
+    p, q = np.broadcast_arrays(np.asarray(p, float), np.asarray(q, float))
+    out = np.zeros(p.shape)
+    pos = p > 0
+    out[pos] += p[pos] * np.log(p[pos] / q[pos])
+    neg = p < 1
+    out[neg] += (1 - p[neg]) * np.log((1 - p[neg]) / (1 - q[neg]))
+    return out
+
+
+def best_arm_runner(mu: np.ndarray, delta: float) -> Optional[Callable[[int], Tuple[int, int]]]:
+    try:
+        from best_arm.algorithms.top_two import TopTwoBAI
+        from best_arm.environment import BaseEnvironment
+        from best_arm.stopping_conditions import ChernoffStoppingCondition
+    except Exception as exc:  # not installed, or its import-time dependencies are missing
+        print(f"  best-arm not available ({type(exc).__name__}: {exc}); skipping it. "
+              "Install with: pip install --no-deps best-arm")
+        return None
+    env = BaseEnvironment.from_dict({"env_name": "bernoulli", "state": {"probs": [float(x) for x in mu]}})
+
+    def run(seed: int) -> Tuple[int, int]:
+        np.random.seed(seed)  # best-arm draws from numpy's global generator
+        algo = TopTwoBAI(env, confidence=delta, stopping_condition=ChernoffStoppingCondition("practice"),
+                         beta=BETA, leader_type="EB", challenger_type="TCI")
+        best, N, _, _ = algo.run()
+        return int(best), int(N.sum())
+
+    return run
+
+
+def time_python(run: Callable[[int], Tuple[int, int]], n_runs: int) -> Dict[str, float]:
+    taus, wrong = [], 0
+    start = time.perf_counter()
+    for seed in range(n_runs):
+        rec, tau = run(seed)
+        taus.append(tau)
+        wrong += rec != 0
+    elapsed = time.perf_counter() - start
+    return summary(np.asarray(taus), elapsed, wrong / n_runs)
+
+
+def summary(taus: np.ndarray, elapsed: float, error_rate: float) -> Dict[str, float]:
+    return dict(
+        runs=taus.shape[0],
+        mean=float(taus.mean()),
+        se=float(taus.std(ddof=1) / math.sqrt(taus.shape[0])),
+        pulls_per_s=float(taus.sum() / elapsed),
+        runs_per_s=float(taus.shape[0] / elapsed),
+        error_rate=error_rate,
+    )
+
+
+def time_kernel(mu: np.ndarray, delta: float, n_runs: int, n_threads: int) -> Dict[str, float]:
+    toptwo.run_many(mu, delta, min(n_runs, 50), beta=BETA, seed=0, n_threads=n_threads)  # warm the tables
+    best = None
+    for repeat in range(3):
+        start = time.perf_counter()
+        runs = toptwo.run_many(mu, delta, n_runs, beta=BETA, seed=repeat, n_threads=n_threads)
+        elapsed = time.perf_counter() - start
+        s = summary(runs.tau, elapsed, runs.error_rate)
+        if best is None or s["pulls_per_s"] > best["pulls_per_s"]:
+            best = s
+    return best
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small run counts: a smoke run of a few seconds")
+    args = parser.parse_args(argv)
+    report = Report()
+    cores = available_cores()
+    instances = [
+        ("K=4", np.array([0.7, 0.5, 0.45, 0.3]), 0.05, 30 if args.quick else 200),
+        ("K=10", np.round(np.linspace(0.7, 0.2, 10), 4), 0.05, 3 if args.quick else 20),
+    ]
+    kernel_runs = 2000 if args.quick else 20000
+    report.line(f"beta-EB-TCI, Bernoulli arms, beta = {BETA}, gk16 threshold; {cores} core(s) available")
+    failures = 0
+    rows = []
+    for name, mu, delta, python_runs in instances:
+        report.heading(f"{name}: mu = {mu.tolist()}, delta = {delta}")
+        results: Dict[str, Dict[str, float]] = {}
+        results["paperkernels, 1 thread"] = time_kernel(mu, delta, kernel_runs, 1)
+        results[f"paperkernels, {cores} threads"] = time_kernel(mu, delta, kernel_runs, cores)
+        peer = best_arm_runner(mu, delta)
+        if peer is not None:
+            results["best-arm (PyPI)"] = time_python(peer, python_runs)
+        results["numpy reference"] = time_python(lambda seed: numpy_episode(mu, delta, np.random.default_rng(seed)), python_runs)
+        ours = results["paperkernels, 1 thread"]
+        report.line("mean stopping time (must agree within 4 standard errors):")
+        for label, r in results.items():
+            z = (r["mean"] - ours["mean"]) / math.hypot(r["se"], ours["se"])
+            agree = abs(z) <= 4
+            failures += not agree
+            report.line(f"  {label:<26} {r['mean']:9.1f} +- {r['se']:6.1f}  ({r['runs']} runs, error rate "
+                        f"{r['error_rate']:.3f})  z = {z:+.2f} {'ok' if agree else 'DISAGREES'}")
+        for label, r in results.items():
+            rows.append([name, label, r["runs"], f"{r['pulls_per_s']:.4g}", f"{r['runs_per_s']:.4g}",
+                         f"{1e9 / r['pulls_per_s']:.4g}", f"{ours['pulls_per_s'] / r['pulls_per_s']:.4g}"])
+    report.heading("throughput (speed-up = paperkernels on 1 thread / contender)")
+    report.table(["instance", "contender", "runs", "pulls/s", "runs/s", "ns/pull", "speed-up"], rows)
+    k10 = [r for r in rows if r[0] == "K=10" and r[1] == "paperkernels, 1 thread"][0]
+    report.line(f"K = 10 on one core: {float(k10[3]) / 1e6:.1f} million pulls/s ({k10[5]} ns per pull); target >= 10 million")
+    if failures:
+        report.line(f"{failures} contender(s) disagree on the mean stopping time")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
