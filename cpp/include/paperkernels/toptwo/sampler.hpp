@@ -346,10 +346,16 @@ class Sampler {
       w_leader_ = B;
     }
     if (dirty_ == kAllDirty) {
-      if (!refresh_all_fast(B))
+      const bool done = refresh_all_fast(B);
+      if (!done)
         for (int j = 0; j < K_; ++j)
           if (j != B) refresh_cost(B, j);
       w_[B] = penalised_[B] = std::numeric_limits<double>::infinity();  // never the minimum
+      dirty_ = kClean;
+      if (done) {
+        evaluated_ = true;
+        return;
+      }
     } else if (dirty_ != kClean) {
       refresh_cost(B, dirty_);
     }
@@ -379,8 +385,9 @@ class Sampler {
     evaluated_ = true;
   }
 
-  // All costs of a Bernoulli leader in one tight loop, when 64-bit products are exact and the
-  // n log n table covers every count (n <= t); false (nothing done) otherwise.
+  // All costs of a Bernoulli leader, with Z and the challenger, in one tight loop, when 64-bit
+  // products are exact and the n log n table covers every count (n <= t); false (nothing done)
+  // otherwise.
   bool refresh_all_fast(int B) {
     if constexpr (kind != Arms::bernoulli) {
       (void)B;
@@ -397,6 +404,9 @@ class Sampler {
       const std::int64_t NB = N[B], SB = S[B];
       const double GB = G[B];
       const bool penalise = opt_.challenger == Challenger::tci;
+      double z = std::numeric_limits<double>::infinity();
+      double best = z;
+      int c = -1;
       for (int j = 0; j < K_; ++j) {
         if (j == B) continue;
         double wj = 0.0;
@@ -406,9 +416,16 @@ class Sampler {
           wj = (g - GB) - G[j];
           wj = wj < 0.0 ? 0.0 : wj;
         }
+        const double pj = penalise ? wj + log_count[j] : wj;
         w[j] = wj;
-        penalised[j] = penalise ? wj + log_count[j] : wj;
+        penalised[j] = pj;
+        z = wj < z ? wj : z;
+        const bool better = pj < best;  // strict: the lowest index wins ties
+        best = better ? pj : best;
+        c = better ? j : c;
       }
+      z_ = z;
+      challenger_ = c;
       return true;
     }
   }
