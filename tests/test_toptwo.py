@@ -94,6 +94,7 @@ class TestOneStep:
 # Decision-for-decision agreement with the plain-Python reference episode
 
 REFERENCE_CASES = {
+    "spec": dict(mu=SPEC_MU, delta=0.01),
     "random": dict(mu=[0.7, 0.5, 0.45, 0.3], delta=0.05),
     "tracking": dict(mu=[0.7, 0.5, 0.45, 0.3], delta=0.05, rule="tracking"),
     "tc-beta": dict(mu=[0.6, 0.5, 0.3], delta=0.1, challenger="TC", beta=0.3),

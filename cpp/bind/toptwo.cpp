@@ -272,8 +272,6 @@ class IncrementalSampler {
     visit([&](auto& s) { s.set_threshold(config_.options.threshold); });
   }
 
-  std::int64_t threshold_length() const { return config_.options.threshold.length(); }
-
   py::dict state() {
     std::lock_guard<std::mutex> lock(mutex_);
     return visit([&](auto& s) {
@@ -346,8 +344,7 @@ void bind_toptwo(py::module_& m) {
                     const std::string&, double, const std::string&, double, const py::object&>(),
            py::arg("K"), py::arg("beta"), py::arg("challenger"), py::arg("rule"), py::arg("tie_break"),
            py::arg("forced_exploration"), py::arg("min_pulls"), py::arg("arms"), py::arg("sigma"),
-           py::arg("threshold"), py::arg("delta"), py::arg("threshold_values") = py::none())
-      .def_property_readonly("threshold_length", [](const Config& c) { return c.options.threshold.length(); });
+           py::arg("threshold"), py::arg("delta"), py::arg("threshold_values") = py::none());
 
   m.def(
       "toptwo_identify",
@@ -380,7 +377,6 @@ void bind_toptwo(py::module_& m) {
       .def_property_readonly("K", &IncrementalSampler::K)
       .def_property_readonly("t", &IncrementalSampler::t)
       .def_property_readonly("initialised", &IncrementalSampler::initialised)
-      .def_property_readonly("threshold_length", &IncrementalSampler::threshold_length)
       .def("counts", &IncrementalSampler::counts)
       .def("select", &IncrementalSampler::select)
       .def("should_stop", &IncrementalSampler::should_stop)

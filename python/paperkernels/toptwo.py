@@ -27,9 +27,12 @@ Thresholds ``c(t, delta)`` (``threshold=``):
   used in the papers' experiments. **Not proven delta-correct.**
 - ``"union"``: ``log(2 t (K - 1) / delta)``; delta-correct for Bernoulli arms (Garivier & Kaufmann
   2016, Proposition 12).
-- ``"kk21"``: ``2 C_exp(log((K-1)/delta) / 2) + 6 log(1 + log(t/2))`` (Kaufmann & Koolen 2021), which
-  is delta-correct with the exact ``C_exp``; we use the closed-form approximation
-  ``C_exp(x) ~= x + 4 log(1 + x + sqrt(2 x))`` given with it, not the exact function.
+- ``"kk21"``: ``2 C_exp(log((K-1)/delta) / 2) + 6 log(1 + log(t/2))``, the threshold built on
+  Kaufmann & Koolen (2021)'s concentration bound, whose delta-correctness is stated with the exact
+  function ``C_exp``. We evaluate ``C_exp`` by the closed-form approximation
+  ``C_exp(x) ~= x + 4 log(1 + x + sqrt(2 x))``, not the exact function, so the guarantee carries
+  over only as far as that approximation does (it exceeds the asymptotic ``x + log x``; we have not
+  proved it is an upper bound everywhere).
 - an array ``c`` (entry ``c[t]`` is used at time ``t``) or a callable ``c(t, delta)`` evaluated once,
   vectorised, on ``t = 0, 1, ...``: never called per step.
 

@@ -43,12 +43,13 @@ struct Options {
   Threshold threshold;
 };
 
-inline void check_options(const Options& o) {
+inline const Options& check_options(const Options& o) {
   require(o.K >= 2, "K: expected at least 2 arms, got " + std::to_string(o.K));
   require(o.beta > 0.0 && o.beta < 1.0, "beta: expected a number in (0, 1), got " + std::to_string(o.beta));
   require(o.min_pulls >= 1, "min_pulls: expected a positive integer, got " + std::to_string(o.min_pulls));
   require(o.sigma > 0.0 && o.sigma < std::numeric_limits<double>::infinity(),
           "sigma: expected a finite positive number, got " + std::to_string(o.sigma));
+  return o;
 }
 
 // Run r of a seed draws its rewards from stream 2r and its decisions from stream 2r + 1.
@@ -62,7 +63,7 @@ class Sampler {
   using Sum = std::conditional_t<kind == Arms::bernoulli, std::int64_t, double>;
 
   Sampler(const Options& options, std::uint64_t seed, std::uint64_t run = 0)
-      : opt_(options),
+      : opt_(check_options(options)),
         K_(options.K),
         rng_(seed, decision_stream(run)),
         n_log_n_(n_log_n_table()),
@@ -78,9 +79,7 @@ class Sampler {
         penalised_(K_, 0.0),
         unpulled_(K_),
         below_min_(K_),
-        two_sigma2_(2.0 * options.sigma * options.sigma) {
-    check_options(options);
-  }
+        two_sigma2_(2.0 * options.sigma * options.sigma) {}
 
   int K() const noexcept { return K_; }
   std::int64_t t() const noexcept { return t_; }
