@@ -78,6 +78,7 @@ THRESHOLDS = ("gk16", "union", "kk21")
 
 #: Default cap on the number of pulls of one episode (a guard against instances that never stop).
 DEFAULT_MAX_STEPS = 100_000_000
+MAX_STEPS_LIMIT = 2**62
 
 ThresholdLike = Union[str, np.ndarray, Sequence[float], Callable[[np.ndarray, float], Any]]
 
@@ -220,18 +221,17 @@ def _check_mu(mu: Any, arms: str) -> Tuple[np.ndarray, int]:
     return values, best
 
 
-def _check_common(K: int, beta: Any, challenger: Any, rule: Any, arms: Any, sigma: Any, delta: Any,
-                  tie_break: Any, forced_exploration: Any, min_pulls: Any) -> Dict[str, Any]:
+def _check_options(beta: Any, challenger: Any, rule: Any, arms: Any, sigma: Any, delta: Any,
+                   tie_break: Any, forced_exploration: Any, min_pulls: Any) -> Dict[str, Any]:
     if not isinstance(forced_exploration, (bool, np.bool_)):
         raise TypeError(f"forced_exploration: expected a bool, got {type(forced_exploration).__name__}")
     return dict(
-        K=K,
         beta=as_float(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True),
         challenger=as_choice(challenger, "challenger", CHALLENGERS),
         rule=as_choice(rule, "rule", RULES),
         tie_break=as_choice(tie_break, "tie_break", TIE_BREAKS),
         forced_exploration=bool(forced_exploration),
-        min_pulls=as_int(min_pulls, "min_pulls", low=1),
+        min_pulls=as_int(min_pulls, "min_pulls", low=1, high=MAX_STEPS_LIMIT),
         arms=as_choice(arms, "arms", ARMS),
         sigma=as_float(sigma, "sigma", low=0.0, low_open=True),
         delta=as_float(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True),
@@ -259,7 +259,7 @@ def _evaluate_threshold(fn: Callable[..., Any], start: int, stop: int, delta: fl
 def _resolve_threshold(threshold: Any, delta: float, max_steps: Any, min_steps: int) -> Tuple[str, Optional[np.ndarray], int]:
     """(kind, values or None, max_steps) for identify/run_many."""
     if max_steps is not None:
-        max_steps = as_int(max_steps, "max_steps", low=min_steps)
+        max_steps = as_int(max_steps, "max_steps", low=min_steps, high=MAX_STEPS_LIMIT)
     if isinstance(threshold, str):
         kind = as_choice(threshold, "threshold", THRESHOLDS)
         return kind, None, DEFAULT_MAX_STEPS if max_steps is None else max_steps
@@ -284,11 +284,20 @@ def _resolve_threshold(threshold: Any, delta: float, max_steps: Any, min_steps: 
     return "array", values, max_steps
 
 
-def _config(opts: Dict[str, Any], kind: str, values: Optional[np.ndarray]) -> Any:
+def _config(K: int, opts: Dict[str, Any], kind: str, values: Optional[np.ndarray]) -> Any:
     return _core.toptwo_Config(
-        opts["K"], opts["beta"], opts["challenger"], opts["rule"], opts["tie_break"], opts["forced_exploration"],
+        K, opts["beta"], opts["challenger"], opts["rule"], opts["tie_break"], opts["forced_exploration"],
         opts["min_pulls"], opts["arms"], opts["sigma"], kind, opts["delta"], values,
     )
+
+
+def _simulation_setup(mu: Any, delta: Any, threshold: Any, max_steps: Any, **options: Any) -> Tuple[Any, np.ndarray, int, int]:
+    """(core config, mu as an array, best arm, max_steps) for identify and run_many."""
+    opts = _check_options(delta=delta, **options)
+    values, best = _check_mu(mu, opts["arms"])
+    K = values.shape[0]
+    kind, thr, max_steps = _resolve_threshold(threshold, opts["delta"], max_steps, K * opts["min_pulls"])
+    return _config(K, opts, kind, thr), values, best, max_steps
 
 
 # --------------------------------------------------------------------------------------------
@@ -354,14 +363,14 @@ def identify(
     -------
     Episode
     """
-    opts = _check_common(0, beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls)
-    values, _ = _check_mu(mu, opts["arms"])
-    opts["K"] = values.shape[0]
+    config, values, _, max_steps = _simulation_setup(
+        mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
+        tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls,
+    )
     if not isinstance(record, (bool, np.bool_)):
         raise TypeError(f"record: expected a bool, got {type(record).__name__}")
-    kind, thr, max_steps = _resolve_threshold(threshold, opts["delta"], max_steps, opts["K"] * opts["min_pulls"])
     seed_value = as_seed(seed)
-    rec, tau, N, S, hit, pulled, rewards = _core.toptwo_identify(_config(opts, kind, thr), values, seed_value, max_steps, bool(record))
+    rec, tau, N, S, hit, pulled, rewards = _core.toptwo_identify(config, values, seed_value, max_steps, bool(record))
     return Episode(int(rec), int(tau), N, S, bool(hit), pulled, rewards)
 
 
@@ -401,14 +410,14 @@ def run_many(
     Runs
         Arrays ``tau``, ``recommendation``, ``N``, ``S`` and ``hit_max_steps`` indexed by run.
     """
-    opts = _check_common(0, beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls)
-    values, best = _check_mu(mu, opts["arms"])
-    opts["K"] = values.shape[0]
+    config, values, best, max_steps = _simulation_setup(
+        mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
+        tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls,
+    )
     n_runs = as_int(n_runs, "n_runs", low=1)
     threads = as_n_threads(n_threads)
-    kind, thr, max_steps = _resolve_threshold(threshold, opts["delta"], max_steps, opts["K"] * opts["min_pulls"])
     seed_value = as_seed(seed)
-    tau, rec, N, S, hit = _core.toptwo_run_many(_config(opts, kind, thr), values, seed_value, n_runs, max_steps, threads)
+    tau, rec, N, S, hit = _core.toptwo_run_many(config, values, seed_value, n_runs, max_steps, threads)
     return Runs(tau, rec, N, S, hit, best)
 
 
@@ -466,7 +475,8 @@ class TopTwo:
         seed: SeedLike = None,
     ) -> None:
         K = as_int(K, "K", low=2)
-        opts = _check_common(K, beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls)
+        opts = _check_options(beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls)
+        self._K = K
         self._options = opts
         self._threshold_fn: Optional[Callable[..., Any]] = None
         if isinstance(threshold, str):
@@ -477,18 +487,18 @@ class TopTwo:
         else:
             kind, values = "array", _threshold_array(threshold)
         self._threshold_values = values
-        self._core = _core.toptwo_Sampler(_config(opts, kind, values), as_seed(seed))
+        self._core = _core.toptwo_Sampler(_config(K, opts, kind, values), as_seed(seed))
 
     def __repr__(self) -> str:
         o = self._options
         return (
-            f"TopTwo(K={o['K']}, beta={o['beta']}, challenger={o['challenger']!r}, rule={o['rule']!r}, "
+            f"TopTwo(K={self._K}, beta={o['beta']}, challenger={o['challenger']!r}, rule={o['rule']!r}, "
             f"arms={o['arms']!r}, delta={o['delta']}, t={self.t})"
         )
 
     @property
     def K(self) -> int:
-        return int(self._options["K"])
+        return self._K
 
     @property
     def t(self) -> int:
