@@ -63,6 +63,20 @@ class TestOneStep:
         kk21 = 2 * (x + 4 * math.log(1 + x + math.sqrt(2 * x))) + 6 * math.log(1 + math.log(14))
         assert tt.stopping_threshold(28, 0.1, 4, "kk21") == pytest.approx(kk21, rel=1e-14)
 
+    @pytest.mark.parametrize("kind", ["gk16", "union", "kk21"])
+    def test_thresholds_bit_equal_to_the_reference_formulas(self, kind):
+        t = np.unique(np.geomspace(2, 10**9, 300).astype(np.int64))
+        got = tt.stopping_threshold(t, 0.01, 7, kind)
+        assert got.tolist() == [ref.threshold_value(kind, int(x), 0.01, 7) for x in t]
+        assert np.all(np.diff(got) >= 0)
+
+    def test_helpers_broadcast_and_return_scalars(self):
+        assert isinstance(tt.kl_bernoulli(0.3, 0.2), float)
+        assert tt.kl_bernoulli([[0.1], [0.2]], [0.3, 0.4, 0.5]).shape == (2, 3)
+        assert isinstance(tt.transportation_cost(0.6, 10, 0.4, 8), float)
+        assert tt.transportation_cost(0.4, 10, 0.6, 8) == 0.0
+        assert tt.transportation_cost([0.6, 0.7], 10, 0.4, [[8], [9], [10]]).shape == (3, 2)
+
     def test_log_free_form_equals_kl_form(self):
         # The kernel's G form against N_B kl(mu_B, m) + N_j kl(mu_j, m) evaluated with scipy.
         st = self.state()

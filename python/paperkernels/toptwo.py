@@ -432,7 +432,7 @@ class TopTwo:
     ----------
     K : int
         Number of arms (>= 2).
-    beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls
+    beta, challenger, rule, arms, sigma, delta, forced_exploration, tie_break, min_pulls
         As in :func:`identify`.
     threshold : {"gk16", "union", "kk21"}, array or callable
         As in :func:`identify`. An array must cover every ``t`` at which :meth:`should_stop` is
@@ -468,11 +468,11 @@ class TopTwo:
         sigma: float = 1.0,
         threshold: ThresholdLike = "gk16",
         delta: float = 0.01,
+        forced_exploration: bool = False,
+        seed: SeedLike = None,
         *,
         tie_break: str = "random",
-        forced_exploration: bool = False,
         min_pulls: int = 1,
-        seed: SeedLike = None,
     ) -> None:
         K = as_int(K, "K", low=2)
         opts = _check_options(beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls)

@@ -69,14 +69,16 @@ class GrowingTable {
   std::vector<std::unique_ptr<Block>> blocks_;
 };
 
-// 2^22 entries (32 MiB) per table at most; beyond that the function is evaluated directly.
+// n log n: 2^22 entries (32 MiB, at most 64 MiB with the superseded blocks); beyond that the
+// function is evaluated directly. Tables grow only as far as the longest episode run so far.
 inline GrowingTable& n_log_n_table() {
   static GrowingTable table(&n_log_n, std::int64_t{1} << 22);
   return table;
 }
 
+// log n is needed once per pull (for the pulled arm), so a smaller table is enough.
 inline GrowingTable& log_n_table() {
-  static GrowingTable table(&log_n, std::int64_t{1} << 22);
+  static GrowingTable table(&log_n, std::int64_t{1} << 20);
   return table;
 }
 
