@@ -48,9 +48,10 @@ struct EpisodeResult {
 template <Arms kind, class Observe>
 EpisodeResult run_episode(Sampler<kind>& sampler, const Environment<kind>& env, Xoshiro256& rewards,
                           std::int64_t max_steps, const StopToken* token, Observe&& observe) {
-  require(max_steps >= sampler.options().K * sampler.options().min_pulls,
-          "max_steps: expected at least K * min_pulls = " +
-              std::to_string(sampler.options().K * sampler.options().min_pulls) + ", got " + std::to_string(max_steps));
+  const std::int64_t initial = sampler.options().K * sampler.options().min_pulls;
+  if (max_steps < initial)
+    throw invalid_argument("max_steps: expected at least K * min_pulls = " + std::to_string(initial) + ", got " +
+                           std::to_string(max_steps));
   EpisodeResult result;
   for (;;) {
     if (sampler.initialised()) {
