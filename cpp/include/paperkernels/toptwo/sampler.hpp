@@ -143,13 +143,22 @@ class Sampler {
 
   double threshold_now() const { return opt_.threshold(t_); }
 
-  // Z > c(t, delta). For the named (non-decreasing) thresholds c(t) is recomputed only when Z
-  // exceeds a lower bound of it kept from an earlier step: the decision is the same as computing
-  // c(t) every step, since c_floor_ sits 1e-12 (relative) below a value already reached.
+  // Z > c(t, delta), decided exactly but cheaply:
+  //  - Z <= W(B, k) for any k, so while the cost of the arm k that attained Z at the last full
+  //    evaluation (the "witness") stays at or below the threshold, nothing else is computed;
+  //  - for the named (non-decreasing) thresholds c(t) is recomputed only when a cost exceeds a
+  //    lower bound of it kept from an earlier step (c_floor_ sits 1e-12, relative, below a value
+  //    already reached, far more than the rounding error of the formulas).
   bool should_stop() {
     if (!initialised()) return false;
+    const bool monotone = opt_.threshold.non_decreasing();
+    if (!evaluated_) {
+      const double bound = monotone ? c_floor_ : opt_.threshold(t_);
+      const double witness = witness_cost();
+      if (!(witness > bound)) return false;
+    }
     evaluate();
-    if (!opt_.threshold.non_decreasing()) return z_ > opt_.threshold(t_);
+    if (!monotone) return z_ > opt_.threshold(t_);
     if (!(z_ > c_floor_)) return false;
     const double c = opt_.threshold(t_);
     if (z_ > c) return true;
@@ -174,16 +183,16 @@ class Sampler {
         return selection_;
       }
     }
-    evaluate();
+    // The challenger (hence the costs) is computed only when it is pulled.
     if (opt_.rule == Rule::random) {
-      selection_ = rng_.uniform() <= opt_.beta ? B : challenger_;
+      selection_ = rng_.uniform() <= opt_.beta ? B : challenger();
     } else {
       ++L_[B];
       if (static_cast<double>(M_[B]) < opt_.beta * static_cast<double>(L_[B])) {
         ++M_[B];
         selection_ = B;
       } else {
-        selection_ = challenger_;
+        selection_ = challenger();
       }
     }
     return selection_;
@@ -337,6 +346,20 @@ class Sampler {
   }
 
   // Costs of the current leader (recomputing only those that changed), Z and the challenger.
+  // W(B, k) for the witness k of the current leader, or +inf if there is none yet. Refreshes the
+  // cached cost when it is the only stale one.
+  double witness_cost() {
+    const int B = leader();
+    if (B != w_leader_ || witness_ < 0) return std::numeric_limits<double>::infinity();
+    if (dirty_ == kClean) return w_[witness_];
+    if (dirty_ == kAllDirty) return pair_cost(B, witness_);
+    if (dirty_ == witness_) {
+      refresh_cost(B, witness_);
+      dirty_ = kClean;
+    }
+    return w_[witness_];
+  }
+
   void evaluate() {
     if (evaluated_) return;
     const int B = leader();
@@ -380,7 +403,10 @@ class Sampler {
     int c = 0;
     while (!(penalised[c] == smallest)) ++c;
     z_ = z1 < z0 ? z1 : z0;
+    int k = 0;
+    while (!(w[k] == z_)) ++k;
     challenger_ = c;
+    witness_ = k;
     evaluated_ = true;
   }
 
@@ -405,7 +431,7 @@ class Sampler {
       const bool penalise = opt_.challenger == Challenger::tci;
       double z = std::numeric_limits<double>::infinity();
       double best = z;
-      int c = -1;
+      int c = -1, k = -1;
       for (int j = 0; j < K_; ++j) {
         if (j == B) continue;
         double wj = 0.0;
@@ -418,13 +444,16 @@ class Sampler {
         const double pj = penalise ? wj + log_count[j] : wj;
         w[j] = wj;
         penalised[j] = pj;
-        z = wj < z ? wj : z;
+        const bool lower = wj < z;
+        z = lower ? wj : z;
+        k = lower ? j : k;
         const bool better = pj < best;  // strict: the lowest index wins ties
         best = better ? pj : best;
         c = better ? j : c;
       }
       z_ = z;
       challenger_ = c;
+      witness_ = k;
       return true;
     }
   }
@@ -462,6 +491,7 @@ class Sampler {
   int leader_ = -1;     // cached for the current state
   int selection_ = -1;  // cached for the current state
   int w_leader_ = -1;   // leader the cached costs refer to
+  int witness_ = -1;    // an arm attaining Z at the last full evaluation for w_leader_
   bool evaluated_ = false;
   double z_ = 0.0;
   int challenger_ = -1;
