@@ -281,6 +281,25 @@ class Sampler {
   void find_maximisers() {
     int best = 0;  // lowest index among the maximisers seen so far
     std::uint64_t count = 1;
+    if constexpr (kind == Arms::bernoulli) {
+      if (t_ < kSmallCounts) {  // the same comparisons as compare(), in 64-bit products
+        const std::int64_t* N = N_.data();
+        const std::int64_t* S = S_.data();
+        for (int i = 1; i < K_; ++i) {
+          const std::int64_t lhs = S[i] * N[best], rhs = S[best] * N[i];
+          if (lhs > rhs) {
+            best = i;
+            count = 1;
+          } else if (lhs == rhs) {
+            ++count;
+          }
+        }
+        first_max_ = best;
+        n_max_ = count;
+        maximisers_known_ = true;
+        return;
+      }
+    }
     for (int i = 1; i < K_; ++i) {
       const int c = compare(i, best);
       if (c > 0) {
