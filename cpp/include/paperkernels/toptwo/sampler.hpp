@@ -199,43 +199,31 @@ class Sampler {
   }
 
   // Records one reward of `arm` (Bernoulli: 0 or 1; the caller checks).
-  void update(int arm, Sum reward) {
+  [[gnu::always_inline]] inline void update(int arm, Sum reward) {
     if (arm < 0 || arm >= K_)
       throw invalid_argument("arm: expected an index in [0, " + std::to_string(K_) + "), got " + std::to_string(arm));
-    // The maximiser set changes only through `arm`; follow it unless a rescan is unavoidable.
+    // The maximiser set changes only through `arm`: follow it unless a rescan is unavoidable.
     const bool follow = maximisers_known_;
-    const bool was_max = follow && compare(arm, first_max_) == 0;
-    const double old_own = own_[arm];
-    const std::int64_t old_n = N_[arm];
-    const Sum old_s = S_[arm];
+    const bool was_max = follow && same_mean(arm, first_max_);
+    const Sum max_s = S_[first_max_];  // the largest mean before the update
+    const std::int64_t max_n = N_[first_max_];
+    const double max_own = own_[first_max_];
     ++N_[arm];
     S_[arm] += reward;
     ++t_;
+    if (t_ >= direct_limit_) raise_direct_limit();
     if (N_[arm] == 1) --unpulled_;
     if (N_[arm] == opt_.min_pulls) --below_min_;
     refresh_arm(arm);
     if (follow) {
-      if (!was_max) {
-        const int c = compare(arm, first_max_);
-        if (c > 0) {
-          first_max_ = arm;
-          n_max_ = 1;
-        } else if (c == 0) {
-          ++n_max_;
-          if (arm < first_max_) first_max_ = arm;
-        }
-      } else {
-        const int moved = mean_moved(reward, old_n, old_s, old_own, arm);
-        if (moved > 0) {
-          first_max_ = arm;
-          n_max_ = 1;
-        } else if (moved < 0) {
-          if (n_max_ == 1 || first_max_ == arm)
-            maximisers_known_ = false;
-          else
-            --n_max_;
-        }
-      }
+      const int up = compare_with(arm, max_s, max_n, max_own);  // new mean of arm vs the old maximum
+      const bool gain = up > 0;                                 // arm alone above the old maximum
+      const bool join = up == 0 && !was_max;                    // arm reaches the old maximum
+      const bool leave = up < 0 && was_max;                     // arm drops below it
+      const bool rescan = leave && (n_max_ == 1 || first_max_ == arm);
+      n_max_ = gain ? 1 : n_max_ + static_cast<std::uint64_t>(join) - static_cast<std::uint64_t>(leave && !rescan);
+      first_max_ = gain || (join && arm < first_max_) ? arm : first_max_;
+      maximisers_known_ = !rescan;
     }
     leader_ = -1;
     selection_ = -1;
@@ -263,18 +251,21 @@ class Sampler {
     }
   }
 
-  // Sign of the change of arm a's empirical mean in its last update.
-  int mean_moved(Sum reward, std::int64_t old_n, Sum old_s, double old_own, int a) const {
+  // Sign of mu_hat_a - m, for m = s / n (Bernoulli arms) or m = own (Gaussian arms).
+  int compare_with(int a, Sum s, std::int64_t n, double own) const {
     if constexpr (kind == Arms::bernoulli) {
-      const std::int64_t diff = reward * old_n - old_s;  // (S+r)/(N+1) - S/N has the sign of rN - S
-      (void)old_own;
-      (void)a;
-      return (diff > 0) - (diff < 0);
+      (void)own;
+      if (t_ < kSmallCounts) {
+        const std::int64_t lhs = S_[a] * n, rhs = s * N_[a];
+        return (lhs > rhs) - (lhs < rhs);
+      }
+      const __int128 lhs = static_cast<__int128>(S_[a]) * n;
+      const __int128 rhs = static_cast<__int128>(s) * N_[a];
+      return (lhs > rhs) - (lhs < rhs);
     } else {
-      (void)reward;
-      (void)old_n;
-      (void)old_s;
-      return (own_[a] > old_own) - (own_[a] < old_own);
+      (void)s;
+      (void)n;
+      return (own_[a] > own) - (own_[a] < own);
     }
   }
 
@@ -321,10 +312,28 @@ class Sampler {
     return a;
   }
 
+  // While t < direct_limit_, every count indexes the tables directly (and fits 64-bit products).
+  void raise_direct_limit() {
+    const bool n_log_n_covered = n_log_n_.cover(t_);
+    const bool log_covered = log_n_.cover(t_);
+    if (n_log_n_covered && log_covered && t_ < kSmallCounts) {
+      direct_n_log_n_ = n_log_n_.data();
+      direct_log_ = log_n_.data();
+      direct_limit_ = std::min(std::min(n_log_n_.size(), log_n_.size()), kSmallCounts);
+    } else {
+      direct_limit_ = std::numeric_limits<std::int64_t>::max();  // never again
+      direct_n_log_n_ = direct_log_ = nullptr;
+    }
+  }
+
+  bool direct() const noexcept { return direct_n_log_n_ != nullptr; }
+
+  double table_n_log_n(std::int64_t n) { return direct() ? direct_n_log_n_[n] : n_log_n_(n); }
+
   void refresh_arm(int a) {
-    log_count_[a] = log_n_(N_[a]);
+    log_count_[a] = direct() ? direct_log_[N_[a]] : log_n_(N_[a]);
     if constexpr (kind == Arms::bernoulli) {
-      own_[a] = (n_log_n_(N_[a]) - n_log_n_(S_[a])) - n_log_n_(N_[a] - S_[a]);  // G(S_a, N_a)
+      own_[a] = (table_n_log_n(N_[a]) - table_n_log_n(S_[a])) - table_n_log_n(N_[a] - S_[a]);  // G(S_a, N_a)
     } else {
       if (!(S_[a] - S_[a] == 0.0)) throw invalid_argument("reward: the sum of rewards of an arm overflowed");
       own_[a] = S_[a] / static_cast<double>(N_[a]);  // empirical mean
@@ -349,7 +358,7 @@ class Sampler {
       if (same_mean(B, j)) return 0.0;
       const std::int64_t n = N_[B] + N_[j];
       const std::int64_t s = S_[B] + S_[j];
-      const double g = (n_log_n_(n) - n_log_n_(s)) - n_log_n_(n - s);
+      const double g = (table_n_log_n(n) - table_n_log_n(s)) - table_n_log_n(n - s);
       const double w = (g - own_[B]) - own_[j];
       return w < 0.0 ? 0.0 : w;
     } else {
@@ -365,21 +374,14 @@ class Sampler {
   }
 
   // Costs of the current leader (recomputing only those that changed), Z and the challenger.
-  // W(B, k) for the witness k of the current leader, or +inf if there is none yet. Refreshes the
-  // cached cost when it is the only stale one.
+  // W(B, k), computed afresh, for the witness k of the current leader (+inf if there is none yet).
   double witness_cost() {
     const int B = leader();
     if (B != w_leader_ || witness_ < 0) return std::numeric_limits<double>::infinity();
-    if (dirty_ == kClean) return w_[witness_];
-    if (dirty_ == kAllDirty) return pair_cost(B, witness_);
-    if (dirty_ == witness_) {
-      refresh_cost(B, witness_);
-      dirty_ = kClean;
-    }
-    return w_[witness_];
+    return pair_cost(B, witness_);
   }
 
-  void evaluate() {
+  [[gnu::always_inline]] inline void evaluate() {
     if (evaluated_) return;
     const int B = leader();
     if (B != w_leader_) {
@@ -429,16 +431,15 @@ class Sampler {
     evaluated_ = true;
   }
 
-  // All costs of a Bernoulli leader, with Z and the challenger, in one tight loop, when 64-bit
-  // products are exact and the n log n table covers every count (n <= t); false (nothing done)
-  // otherwise.
+  // All costs of a Bernoulli leader, with Z and the challenger, in one tight loop, when the tables
+  // are read directly (see raise_direct_limit); false (nothing done) otherwise.
   bool refresh_all_fast(int B) {
     if constexpr (kind != Arms::bernoulli) {
       (void)B;
       return false;
     } else {
-      if (t_ >= kSmallCounts || !n_log_n_.cover(t_)) return false;
-      const double* table = n_log_n_.data();
+      if (!direct()) return false;
+      const double* table = direct_n_log_n_;
       const std::int64_t* N = N_.data();
       const std::int64_t* S = S_.data();
       const double* G = own_.data();
@@ -503,6 +504,9 @@ class Sampler {
   std::uint64_t n_max_ = 1;
 
   static constexpr std::int64_t kSmallCounts = std::int64_t{1} << 31;
+  std::int64_t direct_limit_ = 0;
+  const double* direct_n_log_n_ = nullptr;
+  const double* direct_log_ = nullptr;
   static constexpr int kClean = -1;     // every cached cost is current
   static constexpr int kAllDirty = -2;  // every cached cost must be recomputed
   int dirty_ = kAllDirty;  // otherwise: the one arm whose cost must be recomputed

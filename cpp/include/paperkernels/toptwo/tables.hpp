@@ -100,6 +100,7 @@ class TableReader {
   }
 
   const double* data() const noexcept { return data_; }
+  std::int64_t size() const noexcept { return size_; }
 
  private:
   double miss(std::int64_t n) {
