@@ -44,11 +44,13 @@ struct Options {
 };
 
 inline const Options& check_options(const Options& o) {
-  require(o.K >= 2, "K: expected at least 2 arms, got " + std::to_string(o.K));
-  require(o.beta > 0.0 && o.beta < 1.0, "beta: expected a number in (0, 1), got " + std::to_string(o.beta));
-  require(o.min_pulls >= 1, "min_pulls: expected a positive integer, got " + std::to_string(o.min_pulls));
-  require(o.sigma > 0.0 && o.sigma < std::numeric_limits<double>::infinity(),
-          "sigma: expected a finite positive number, got " + std::to_string(o.sigma));
+  if (o.K < 2) throw invalid_argument("K: expected at least 2 arms, got " + std::to_string(o.K));
+  if (!(o.beta > 0.0 && o.beta < 1.0))
+    throw invalid_argument("beta: expected a number in (0, 1), got " + std::to_string(o.beta));
+  if (o.min_pulls < 1)
+    throw invalid_argument("min_pulls: expected a positive integer, got " + std::to_string(o.min_pulls));
+  if (!(o.sigma > 0.0 && o.sigma < std::numeric_limits<double>::infinity()))
+    throw invalid_argument("sigma: expected a finite positive number, got " + std::to_string(o.sigma));
   return o;
 }
 
