@@ -183,4 +183,6 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    if status:  # only on failure: `python -m paperkernels bench` runs every benchmark in one process
+        sys.exit(status)
