@@ -27,7 +27,7 @@ except ImportError:
     print("dask.distributed is not installed (pip install 'paperkernels[dask]'): skipping the scale-out benchmark")
     sys.exit(0)
 
-from paperkernels import cascade, distributed as pkd, greedy, shapes
+from paperkernels import cascade, distributed as pkd, greedy, shapes, toptwo
 from paperkernels._report import Report
 
 
@@ -40,6 +40,13 @@ def timed(fn):
 def workloads(quick: bool):
     scale = 0.2 if quick else 1.0
     rng = np.random.default_rng(0)
+
+    episodes = int(4000 * scale)
+    mu = [0.5, 0.45, 0.43, 0.4]
+    yield ("toptwo.run_many", f"{episodes} episodes, mu = {mu}, delta = 0.01",
+           lambda: toptwo.run_many(mu, 0.01, episodes, seed=1, n_threads=1),
+           lambda client: pkd.run_many(mu, 0.01, episodes, seed=1, client=client),
+           lambda a, b: np.array_equal(a.tau, b.tau) and np.array_equal(a.N, b.N))
 
     n_runs = int(40 * scale) or 4
     study = dict(env=cascade.reference_environment(0), learners=[cascade.TopicCascadeUCB(), cascade.CascadeUCB1()],

@@ -129,3 +129,33 @@ def test_cascade_many_studies_and_generator_seeds(client):
         _same_simulation(a, b)
     with pytest.raises(ValueError, match=r"studies\[0\]: unexpected keys \['bogus'\]"):
         pkd.simulate_many([dict(_cascade_study(1), bogus=1)])
+
+
+def _same_runs(a, b):
+    for name in ("tau", "recommendation", "N", "S", "hit_max_steps"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.best == b.best
+
+
+@pytest.mark.parametrize("chunk_size", [None, 1, 6])
+def test_toptwo_grid_on_cluster_equals_local(client, chunk_size):
+    from paperkernels import toptwo
+
+    instances = [[0.5, 0.45, 0.43, 0.4], [0.7, 0.3, 0.5]]
+    cells = pkd.run_grid(instances, [0.1, 0.01], 13, rules=["random", "tracking"], thresholds=["gk16", "union"],
+                         seed=3, client=client, chunk_size=chunk_size)
+    assert len(cells) == 2 * 2 * 2 * 2
+    for cell in cells:
+        local = toptwo.run_many(cell.mu, cell.delta, 13, rule=cell.rule, threshold=cell.threshold, seed=3)
+        _same_runs(local, cell.result)
+
+
+def test_toptwo_run_many_options_and_local_chunks():
+    from paperkernels import toptwo
+
+    mu = [0.6, 0.5, 0.4]
+    local = toptwo.run_many(mu, 0.05, 20, beta=0.6, challenger="TC", forced_exploration=True, seed=8)
+    chunked = pkd.run_many(mu, 0.05, 20, beta=0.6, challenger="TC", forced_exploration=True, seed=8, chunk_size=3)
+    _same_runs(local, chunked)
+    with pytest.raises(ValueError, match="n_threads: chosen by the distributed helper"):
+        pkd.run_many(mu, 0.05, 20, seed=1, n_threads=2)

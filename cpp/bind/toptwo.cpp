@@ -142,7 +142,7 @@ py::tuple identify_impl(const Config& config, const std::vector<double>& mu, std
 
 template <Arms kind>
 py::tuple run_many_impl(const Config& config, const std::vector<double>& mu, std::uint64_t seed,
-                        std::int64_t n_runs, std::int64_t max_steps, unsigned n_threads) {
+                        std::int64_t first_run, std::int64_t n_runs, std::int64_t max_steps, unsigned n_threads) {
   const int K = config.options.K;
   using Sum = typename Sampler<kind>::Sum;
   carray<std::int64_t> tau(n_runs), recommendation(n_runs);
@@ -160,8 +160,9 @@ py::tuple run_many_impl(const Config& config, const std::vector<double>& mu, std
     parallel_for(
         static_cast<std::size_t>(n_runs), n_threads,
         [&](std::size_t r, const StopToken& token) {
-          Sampler<kind> sampler(config.options, seed, r);
-          Xoshiro256 rewards(seed, reward_stream(r));
+          const auto run = static_cast<std::uint64_t>(first_run) + r;
+          Sampler<kind> sampler(config.options, seed, run);
+          Xoshiro256 rewards(seed, reward_stream(run));
           const EpisodeResult result = run_episode(sampler, env, rewards, max_steps, &token, [](int, auto) {});
           if (result.aborted) return;
           tau_p[r] = result.tau;
@@ -361,16 +362,19 @@ void bind_toptwo(py::module_& m) {
   m.def(
       "toptwo_run_many",
       [](const Config& config, const carray<double>& mu_arr, std::uint64_t seed, std::int64_t n_runs,
-         std::int64_t max_steps, unsigned n_threads) {
+         std::int64_t max_steps, unsigned n_threads, std::int64_t first_run) {
         const std::vector<double> mu = to_vector(mu_arr, "mu");
         check_mu(config, mu);
         require(n_runs >= 1, "n_runs: expected a positive integer, got " + std::to_string(n_runs));
+        require(first_run >= 0 && first_run <= (std::int64_t{1} << 62) - n_runs,
+                "first_run: expected a non-negative run index below 2**62 - n_runs");
         if (config.arms == Arms::bernoulli)
-          return run_many_impl<Arms::bernoulli>(config, mu, seed, n_runs, max_steps, n_threads);
-        return run_many_impl<Arms::gaussian>(config, mu, seed, n_runs, max_steps, n_threads);
+          return run_many_impl<Arms::bernoulli>(config, mu, seed, first_run, n_runs, max_steps, n_threads);
+        return run_many_impl<Arms::gaussian>(config, mu, seed, first_run, n_runs, max_steps, n_threads);
       },
       py::arg("config"), py::arg("mu"), py::arg("seed"), py::arg("n_runs"), py::arg("max_steps"),
-      py::arg("n_threads"), "Episodes r = 0..n_runs-1 in parallel: (tau, recommendation, N, S, hit_max_steps).");
+      py::arg("n_threads"), py::arg("first_run") = 0,
+      "Episodes r = first_run .. first_run + n_runs - 1 in parallel: (tau, recommendation, N, S, hit_max_steps).");
 
   py::class_<IncrementalSampler>(m, "toptwo_Sampler", "Incremental top-two sampler (private).")
       .def(py::init<const Config&, std::uint64_t>(), py::arg("config"), py::arg("seed"))

@@ -138,7 +138,8 @@ def toptwo_identify(
     config: toptwo_Config, mu: npt.NDArray[np.float64], seed: int, max_steps: int, record: bool
 ) -> Tuple[int, int, npt.NDArray[np.int64], npt.NDArray[Any], bool, Optional[npt.NDArray[np.int64]], Optional[npt.NDArray[np.float64]]]: ...
 def toptwo_run_many(
-    config: toptwo_Config, mu: npt.NDArray[np.float64], seed: int, n_runs: int, max_steps: int, n_threads: int
+    config: toptwo_Config, mu: npt.NDArray[np.float64], seed: int, n_runs: int, max_steps: int, n_threads: int,
+    first_run: int = 0,
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[Any], npt.NDArray[np.bool_]]: ...
 
 class toptwo_Sampler:

@@ -18,6 +18,8 @@ summary otherwise. Requires the ``dask`` extra: ``pip install "paperkernels[dask
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from itertools import product
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -25,7 +27,7 @@ import numpy as np
 from ._progress import Progress
 from ._validation import as_int
 
-__all__ = ["chunk_ranges", "map_chunks", "simulate", "simulate_many", "fit_ensemble", "encode_shapes"]
+__all__ = ["chunk_ranges", "map_chunks", "GridCell", "run_many", "run_grid", "simulate", "simulate_many", "fit_ensemble", "encode_shapes"]
 
 
 def _require_distributed():
@@ -84,6 +86,92 @@ def _split(n: int, chunk_size: Optional[int], client: Any) -> List[Tuple[int, in
     return chunk_ranges(n, _default_chunk_size(n, client) if chunk_size is None else chunk_size)
 
 
+# -- toptwo ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class GridCell:
+    """One configuration of :func:`run_grid` and its :class:`~paperkernels.toptwo.Runs`."""
+
+    mu: np.ndarray
+    delta: float
+    rule: str
+    threshold: Any
+    result: Any
+
+
+def _run_range(mu, delta, count, seed, first, options):
+    from .toptwo import run_many as run_locally
+
+    return run_locally(mu, delta, count, seed=seed, n_threads=1, first_run=first, **options)
+
+
+def _join_runs(parts):
+    joined = {name: np.concatenate([getattr(p, name) for p in parts])
+              for name in ("tau", "recommendation", "N", "S", "hit_max_steps")}
+    return replace(parts[0], **joined)
+
+
+def run_grid(
+    instances: Sequence[Any],
+    deltas: Sequence[float],
+    n_runs: int,
+    *,
+    rules: Sequence[str] = ("random",),
+    thresholds: Sequence[Any] = ("gk16",),
+    seed: Any = None,
+    client: Any = None,
+    chunk_size: Optional[int] = None,
+    progress: bool = False,
+    **options: Any,
+) -> List[GridCell]:
+    """:func:`paperkernels.toptwo.run_many` over the grid instances x deltas x rules x thresholds.
+
+    Every cell uses the same ``seed`` (common random numbers across the grid) and the other
+    ``run_many`` keyword arguments in ``options``; its runs are split into chunks of ``chunk_size``
+    consecutive runs, all cells' chunks queued together. Cell results equal
+    ``run_many(mu, delta, n_runs, rule=rule, threshold=threshold, seed=seed, **options)`` bit for bit.
+    Cells come back in the grid's row-major order.
+    """
+    from ._seed import as_seed
+
+    n_runs = as_int(n_runs, "n_runs", low=1)
+    seed = as_seed(seed)
+    for name in ("n_threads", "first_run"):
+        if name in options:
+            raise ValueError(f"{name}: chosen by the distributed helper, not accepted here")
+    cells, tasks, owners = [], [], []
+    for mu, delta, rule, threshold in product(instances, deltas, rules, thresholds):
+        cells.append((np.asarray(mu, dtype=np.float64), delta, rule, threshold))
+        cell_options = dict(options, rule=rule, threshold=threshold)
+        for first, count in _split(n_runs, chunk_size, client):
+            tasks.append((mu, delta, count, seed, first, cell_options))
+            owners.append(len(cells) - 1)
+    if not cells:
+        raise ValueError("instances, deltas, rules, thresholds: expected at least one value each")
+    parts = map_chunks(_run_range, tasks, client, progress=progress, desc="episodes")
+    return [GridCell(*cell, result=_join_runs([p for p, o in zip(parts, owners) if o == index]))
+            for index, cell in enumerate(cells)]
+
+
+def run_many(
+    mu: Any,
+    delta: float,
+    n_runs: int,
+    *,
+    seed: Any = None,
+    client: Any = None,
+    chunk_size: Optional[int] = None,
+    progress: bool = False,
+    **options: Any,
+) -> Any:
+    """:func:`paperkernels.toptwo.run_many` with its runs split into chunks (bit-identical)."""
+    rule = options.pop("rule", "random")
+    threshold = options.pop("threshold", "gk16")
+    return run_grid([mu], [delta], n_runs, rules=[rule], thresholds=[threshold], seed=seed, client=client,
+                    chunk_size=chunk_size, progress=progress, **options)[0].result
+
+
 # -- cascade ---------------------------------------------------------------------------------------
 
 
@@ -94,8 +182,6 @@ def _simulate_range(env, learners, T, count, seed, first, record):
 
 
 def _join_simulations(parts):
-    from dataclasses import replace
-
     def stacked(name):
         arrays = [getattr(part, name) for part in parts]
         return None if arrays[0] is None else np.concatenate(arrays, axis=1)
@@ -227,6 +313,10 @@ def encode_shapes(
         pieces = [(items[start:start + count], count) for start, count in chunk_ranges(len(items), chunk_size)]
     if not pieces:
         raise ValueError("shapes: expected at least one shape, got an empty collection")
+    if client is not None and not isinstance(shapes, da.Array):
+        # In-memory inputs go to the workers once, not inside the task graph.
+        stored = client.scatter([piece for piece, _ in pieces], hash=False)
+        pieces = [(future, count) for future, (_, count) in zip(stored, pieces)]
     # One graph node holds the encoder, so each worker receives it once.
     shared = dask.delayed(encoder, pure=True)
     codes = da.concatenate(

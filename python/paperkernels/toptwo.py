@@ -391,6 +391,7 @@ def run_many(
     max_steps: Optional[int] = None,
     seed: SeedLike = None,
     n_threads: Optional[int] = None,
+    first_run: int = 0,
 ) -> Runs:
     """Run ``n_runs`` independent episodes in parallel C++ threads (the GIL is released).
 
@@ -404,6 +405,10 @@ def run_many(
         Number of episodes, at least 1.
     n_threads : int, optional
         Threads: None or -1 for all available cores.
+    first_run : int
+        Index of the first run: runs ``first_run .. first_run + n_runs - 1`` are simulated, so a
+        batch split into consecutive ranges of runs (see :mod:`paperkernels.distributed`) equals
+        the single call.
 
     Returns
     -------
@@ -415,9 +420,10 @@ def run_many(
         tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls,
     )
     n_runs = as_int(n_runs, "n_runs", low=1)
+    first_run = as_int(first_run, "first_run", low=0, high=2**62 - n_runs)
     threads = as_n_threads(n_threads)
     seed_value = as_seed(seed)
-    tau, rec, N, S, hit = _core.toptwo_run_many(config, values, seed_value, n_runs, max_steps, threads)
+    tau, rec, N, S, hit = _core.toptwo_run_many(config, values, seed_value, n_runs, max_steps, threads, first_run)
     return Runs(tau, rec, N, S, hit, best)
 
 
