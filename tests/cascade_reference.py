@@ -9,6 +9,7 @@ import math
 from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
+from xoshiro_reference import Xoshiro256
 
 # ---------------------------------------------------------------------------------------------
 # Model
@@ -244,54 +245,11 @@ def top_k(scores: np.ndarray, K: int) -> Tuple[int, ...]:
 
 
 # ---------------------------------------------------------------------------------------------
-# The random baseline's stream: xoshiro256** (as in test_foundation) and Lemire's bounded integers.
-
-M64 = (1 << 64) - 1
-
-
-def _mix64(z):
-    z = ((z ^ (z >> 33)) * 0xFF51AFD7ED558CCD) & M64
-    z = ((z ^ (z >> 33)) * 0xC4CEB9FE1A85EC53) & M64
-    return z ^ (z >> 33)
-
-
-class Xoshiro:
-    def __init__(self, seed, stream):
-        state = _mix64(seed) ^ _mix64((stream * 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7) & M64)
-        self.s = []
-        for _ in range(4):
-            state = (state + 0x9E3779B97F4A7C15) & M64
-            z = state
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-            self.s.append(z ^ (z >> 31))
-
-    def next(self):
-        s = self.s
-        rotl = lambda x, k: ((x << k) | (x >> (64 - k))) & M64  # noqa: E731
-        result = (rotl((s[1] * 5) & M64, 7) * 9) & M64
-        t = (s[1] << 17) & M64
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t
-        s[3] = rotl(s[3], 45)
-        return result
-
-    def below(self, n):
-        product = self.next() * n
-        low = product & M64
-        if low < n:
-            threshold = ((1 << 64) - n) % n
-            while low < threshold:
-                product = self.next() * n
-                low = product & M64
-        return product >> 64
+# The random baseline's stream: the shared xoshiro256** reference.
 
 
 def random_cascades(seed, stream, L, K, T):
-    rng = Xoshiro(seed, stream)
+    rng = Xoshiro256(seed, stream)
     out = []
     for _ in range(T):
         perm = list(range(L))

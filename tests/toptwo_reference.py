@@ -9,74 +9,7 @@ specification fixes, so its decisions must agree with the kernel's exactly.
 
 import math
 
-M64 = (1 << 64) - 1
-ALWAYS = M64
-
-
-def _mix64(z):
-    z = ((z ^ (z >> 33)) * 0xFF51AFD7ED558CCD) & M64
-    z = ((z ^ (z >> 33)) * 0xC4CEB9FE1A85EC53) & M64
-    return z ^ (z >> 33)
-
-
-def _rotl(x, k):
-    return ((x << k) | (x >> (64 - k))) & M64
-
-
-class Xoshiro256:
-    """xoshiro256** with the (seed, stream) seeding of random.hpp."""
-
-    def __init__(self, seed, stream):
-        state = _mix64(seed) ^ _mix64((stream * 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7) & M64)
-        self.s = []
-        for _ in range(4):
-            state = (state + 0x9E3779B97F4A7C15) & M64
-            z = state
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-            self.s.append(z ^ (z >> 31))
-
-    def next(self):
-        s = self.s
-        result = (_rotl((s[1] * 5) & M64, 7) * 9) & M64
-        t = (s[1] << 17) & M64
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t
-        s[3] = _rotl(s[3], 45)
-        return result
-
-    def uniform(self):
-        return (self.next() >> 11) * 2.0**-53
-
-    def below(self, n):
-        product = self.next() * n
-        if (product & M64) < n:
-            threshold = ((1 << 64) - n) % n
-            while (product & M64) < threshold:
-                product = self.next() * n
-        return product >> 64
-
-    def bernoulli(self, threshold):
-        return threshold == ALWAYS or self.next() < threshold
-
-    def normal(self):
-        while True:
-            u = 2.0 * self.uniform() - 1.0
-            v = 2.0 * self.uniform() - 1.0
-            s = u * u + v * v
-            if 0.0 < s < 1.0:
-                return u * math.sqrt(-2.0 * math.log(s) / s)
-
-
-def bernoulli_threshold(p):
-    if not p > 0.0:
-        return 0
-    if p >= 1.0:
-        return ALWAYS
-    return int(math.ldexp(p, 64))
+from xoshiro_reference import Xoshiro256, bernoulli_threshold
 
 
 def n_log_n(n):
