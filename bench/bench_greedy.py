@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -30,48 +31,10 @@ except ImportError:
     threadpool_limits = None
 
 
-M64 = (1 << 64) - 1
-
-
-class XoshiroDraws:
-    """Python xoshiro256** stream (seed, stream) with Lemire's bounded draw, as in random.hpp, so
-    that the numpy ensemble can draw exactly our subsets for the correctness check."""
-
-    def __init__(self, seed, stream):
-        def mix(z):
-            z = ((z ^ (z >> 33)) * 0xFF51AFD7ED558CCD) & M64
-            z = ((z ^ (z >> 33)) * 0xC4CEB9FE1A85EC53) & M64
-            return z ^ (z >> 33)
-
-        state = mix(seed) ^ mix((stream * 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7) & M64)
-        self.s = []
-        for _ in range(4):
-            state = (state + 0x9E3779B97F4A7C15) & M64
-            z = state
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-            self.s.append(z ^ (z >> 31))
-
-    def _next(self):
-        s = self.s
-        rot = lambda x, k: ((x << k) | (x >> (64 - k))) & M64
-        result = (rot((s[1] * 5) & M64, 7) * 9) & M64
-        t = (s[1] << 17) & M64
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t
-        s[3] = rot(s[3], 45)
-        return result
-
-    def below(self, n):
-        product = self._next() * n
-        if (product & M64) < n:
-            threshold = ((1 << 64) - n) % n
-            while (product & M64) < threshold:
-                product = self._next() * n
-        return product >> 64
+# The plain-Python xoshiro256** of the tests, so that the numpy ensemble can draw exactly our
+# subsets for the correctness check (the bench runs from a source checkout).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from xoshiro_reference import Xoshiro256 as XoshiroDraws  # noqa: E402
 
 
 class NumpyDraws:

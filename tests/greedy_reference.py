@@ -3,54 +3,9 @@ a numpy ensemble of randomized forward selections that draws the same subsets, a
 forward selection. Nothing here uses Gram updates: every fit is a fresh least-squares solve."""
 
 import numpy as np
+from xoshiro_reference import Xoshiro256
 
-M64 = (1 << 64) - 1
 TIE = 1e-9  # criteria within this relative difference are tied; ties go to the lowest index
-
-
-def _mix64(z):
-    z = ((z ^ (z >> 33)) * 0xFF51AFD7ED558CCD) & M64
-    z = ((z ^ (z >> 33)) * 0xC4CEB9FE1A85EC53) & M64
-    return z ^ (z >> 33)
-
-
-def _rotl(x, k):
-    return ((x << k) | (x >> (64 - k))) & M64
-
-
-class PyXoshiro:
-    """xoshiro256** stream (seed, stream), seeded through SplitMix64 as in random.hpp."""
-
-    def __init__(self, seed, stream):
-        state = _mix64(seed) ^ _mix64((stream * 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7) & M64)
-        self.s = []
-        for _ in range(4):
-            state = (state + 0x9E3779B97F4A7C15) & M64
-            z = state
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-            self.s.append(z ^ (z >> 31))
-
-    def next(self):
-        s = self.s
-        result = (_rotl((s[1] * 5) & M64, 7) * 9) & M64
-        t = (s[1] << 17) & M64
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t
-        s[3] = _rotl(s[3], 45)
-        return result
-
-    def below(self, n):
-        """Lemire's unbiased multiply-and-reject draw in [0, n)."""
-        product = self.next() * n
-        if (product & M64) < n:
-            threshold = ((1 << 64) - n) % n
-            while (product & M64) < threshold:
-                product = self.next() * n
-        return product >> 64
 
 
 def ols(X, y, columns):
@@ -122,7 +77,7 @@ def reference_ensemble(X, y, *, k, m, n_learners, seed, criterion="fs", fit_inte
     total = np.zeros((k + 1, p))
     actives = np.full((n_learners, k), -1)
     for b in range(n_learners):
-        active, path = reference_learner(Xc, yc, k, m, criterion, tol, PyXoshiro(seed, b))
+        active, path = reference_learner(Xc, yc, k, m, criterion, tol, Xoshiro256(seed, b))
         actives[b, : len(active)] = active
         total[1:] += np.array(path)
     coef_path = total / n_learners

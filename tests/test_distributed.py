@@ -92,3 +92,70 @@ def test_shapes_bad_input():
         pkd.encode_shapes(encoder, np.zeros((4, 4)))
     with pytest.raises(ValueError, match="shapes: expected at least one shape"):
         pkd.encode_shapes(encoder, [])
+
+
+def _cascade_study(seed):
+    from paperkernels import cascade
+
+    env = cascade.reference_environment(0)
+    learners = [cascade.TopicCascadeUCB(), cascade.CascadeUCB1(), cascade.RandomCascade()]
+    return dict(env=env, learners=learners, T=150, n_seeds=7, seed=seed)
+
+
+def _same_simulation(a, b):
+    assert np.array_equal(a.regret, b.regret)
+    assert a.names == b.names and a.seed == b.seed
+    for name in ("cascades", "first_clicks"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert (x is None and y is None) or np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("chunk_size", [None, 1, 3])
+def test_cascade_on_cluster_equals_local(client, chunk_size):
+    from paperkernels import cascade
+
+    study = _cascade_study(42)
+    local = cascade.simulate(**study, record=True)
+    remote = pkd.simulate(**study, client=client, record=True, chunk_size=chunk_size)
+    _same_simulation(local, remote)
+
+
+def test_cascade_many_studies_and_generator_seeds(client):
+    from paperkernels import cascade
+
+    studies = [_cascade_study(np.random.default_rng(5)), _cascade_study(9)]
+    local = [cascade.simulate(**_cascade_study(np.random.default_rng(5))), cascade.simulate(**_cascade_study(9))]
+    for a, b in zip(local, pkd.simulate_many(studies, client, chunk_size=2)):
+        _same_simulation(a, b)
+    with pytest.raises(ValueError, match=r"studies\[0\]: unexpected keys \['bogus'\]"):
+        pkd.simulate_many([dict(_cascade_study(1), bogus=1)])
+
+
+def _same_runs(a, b):
+    for name in ("tau", "recommendation", "N", "S", "hit_max_steps"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.best == b.best
+
+
+@pytest.mark.parametrize("chunk_size", [None, 1, 6])
+def test_toptwo_grid_on_cluster_equals_local(client, chunk_size):
+    from paperkernels import toptwo
+
+    instances = [[0.5, 0.45, 0.43, 0.4], [0.7, 0.3, 0.5]]
+    cells = pkd.run_grid(instances, [0.1, 0.01], 13, rules=["random", "tracking"], thresholds=["gk16", "union"],
+                         seed=3, client=client, chunk_size=chunk_size)
+    assert len(cells) == 2 * 2 * 2 * 2
+    for cell in cells:
+        local = toptwo.run_many(cell.mu, cell.delta, 13, rule=cell.rule, threshold=cell.threshold, seed=3)
+        _same_runs(local, cell.result)
+
+
+def test_toptwo_run_many_options_and_local_chunks():
+    from paperkernels import toptwo
+
+    mu = [0.6, 0.5, 0.4]
+    local = toptwo.run_many(mu, 0.05, 20, beta=0.6, challenger="TC", forced_exploration=True, seed=8)
+    chunked = pkd.run_many(mu, 0.05, 20, beta=0.6, challenger="TC", forced_exploration=True, seed=8, chunk_size=3)
+    _same_runs(local, chunked)
+    with pytest.raises(ValueError, match="n_threads: chosen by the distributed helper"):
+        pkd.run_many(mu, 0.05, 20, seed=1, n_threads=2)

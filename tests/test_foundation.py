@@ -15,50 +15,17 @@ import paperkernels
 from paperkernels import _core
 from paperkernels._seed import as_seed
 from paperkernels._validation import as_array, as_choice, as_float, as_int, as_n_threads, available_cores
-
-# xoshiro256** reference in plain Python, seeded as in random.hpp.
-M64 = (1 << 64) - 1
-
-
-def _splitmix(state):
-    while True:
-        state = (state + 0x9E3779B97F4A7C15) & M64
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-        yield z ^ (z >> 31)
-
-
-def _mix64(z):
-    z = ((z ^ (z >> 33)) * 0xFF51AFD7ED558CCD) & M64
-    z = ((z ^ (z >> 33)) * 0xC4CEB9FE1A85EC53) & M64
-    return z ^ (z >> 33)
-
-
-def _rotl(x, k):
-    return ((x << k) | (x >> (64 - k))) & M64
+from xoshiro_reference import Xoshiro256, splitmix64
 
 
 def reference_xoshiro(seed, stream, n):
-    key = _mix64(seed) ^ _mix64((stream * 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7) & M64)
-    gen = _splitmix(key)
-    s = [next(gen) for _ in range(4)]
-    out = []
-    for _ in range(n):
-        out.append((_rotl((s[1] * 5) & M64, 7) * 9) & M64)
-        t = (s[1] << 17) & M64
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t
-        s[3] = _rotl(s[3], 45)
-    return out
+    rng = Xoshiro256(seed, stream)
+    return [rng.next() for _ in range(n)]
 
 
 def test_splitmix_matches_published_vector():
     # SplitMix64 seeded with 1234567: first outputs from Vigna's reference implementation.
-    gen = _splitmix(1234567)
+    gen = splitmix64(1234567)
     assert [next(gen) for _ in range(3)] == [6457827717110365317, 3203168211198807973, 9817491932198370423]
 
 
@@ -67,6 +34,11 @@ def test_xoshiro_matches_python_reference(seed, stream):
     got = _core.random_uint64(seed, stream, 64)
     assert got.dtype == np.uint64
     assert [int(v) for v in got] == reference_xoshiro(seed, stream, 64)
+
+
+def test_uniform_matches_python_reference():
+    rng = Xoshiro256(2**40 + 3, 9)
+    assert _core.random_uniform(2**40 + 3, 9, 100).tolist() == [rng.uniform() for _ in range(100)]
 
 
 def test_streams_reproducible_and_distinct():

@@ -9,6 +9,8 @@ void bind_common(py::module_& m);
 void bind_shapes(py::module_& m);
 void bind_greedy(py::module_& m);
 void bind_relu(py::module_& m);
+void bind_cascade(py::module_& m);
+void bind_toptwo(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "paperkernels C++ core (private: import paperkernels instead)";
@@ -31,4 +33,6 @@ PYBIND11_MODULE(_core, m) {
   bind_shapes(m);
   bind_greedy(m);
   bind_relu(m);
+  bind_cascade(m);
+  bind_toptwo(m);
 }

@@ -18,6 +18,8 @@ summary otherwise. Requires the ``dask`` extra: ``pip install "paperkernels[dask
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from itertools import product
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -25,7 +27,7 @@ import numpy as np
 from ._progress import Progress
 from ._validation import as_int
 
-__all__ = ["chunk_ranges", "map_chunks", "fit_ensemble", "encode_shapes"]
+__all__ = ["chunk_ranges", "map_chunks", "GridCell", "run_many", "run_grid", "simulate", "simulate_many", "fit_ensemble", "encode_shapes"]
 
 
 def _require_distributed():
@@ -75,9 +77,164 @@ def map_chunks(
             return results
         distributed = _require_distributed()
         futures = [client.submit(fn, *args, pure=False) for args in chunks]
-        for _ in distributed.as_completed(futures):
+        for _ in distributed.as_completed(futures, loop=client.loop):
             bar.update()
         return client.gather(futures)
+
+
+def _split(n: int, chunk_size: Optional[int], client: Any) -> List[Tuple[int, int]]:
+    return chunk_ranges(n, _default_chunk_size(n, client) if chunk_size is None else chunk_size)
+
+
+# -- toptwo ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class GridCell:
+    """One configuration of :func:`run_grid` and its :class:`~paperkernels.toptwo.Runs`."""
+
+    mu: np.ndarray
+    delta: float
+    rule: str
+    threshold: Any
+    result: Any
+
+
+def _run_range(mu, delta, count, seed, first, options):
+    from .toptwo import run_many as run_locally
+
+    return run_locally(mu, delta, count, seed=seed, n_threads=1, first_run=first, **options)
+
+
+def _join_runs(parts):
+    joined = {name: np.concatenate([getattr(p, name) for p in parts])
+              for name in ("tau", "recommendation", "N", "S", "hit_max_steps")}
+    return replace(parts[0], **joined)
+
+
+def run_grid(
+    instances: Sequence[Any],
+    deltas: Sequence[float],
+    n_runs: int,
+    *,
+    rules: Sequence[str] = ("random",),
+    thresholds: Sequence[Any] = ("gk16",),
+    seed: Any = None,
+    client: Any = None,
+    chunk_size: Optional[int] = None,
+    progress: bool = False,
+    **options: Any,
+) -> List[GridCell]:
+    """:func:`paperkernels.toptwo.run_many` over the grid instances x deltas x rules x thresholds.
+
+    Every cell uses the same ``seed`` (common random numbers across the grid) and the other
+    ``run_many`` keyword arguments in ``options``; its runs are split into chunks of ``chunk_size``
+    consecutive runs, all cells' chunks queued together. Cell results equal
+    ``run_many(mu, delta, n_runs, rule=rule, threshold=threshold, seed=seed, **options)`` bit for bit.
+    Cells come back in the grid's row-major order.
+    """
+    from ._seed import as_seed
+
+    n_runs = as_int(n_runs, "n_runs", low=1)
+    seed = as_seed(seed)
+    for name in ("n_threads", "first_run"):
+        if name in options:
+            raise ValueError(f"{name}: chosen by the distributed helper, not accepted here")
+    cells, tasks, owners = [], [], []
+    for mu, delta, rule, threshold in product(instances, deltas, rules, thresholds):
+        cells.append((np.asarray(mu, dtype=np.float64), delta, rule, threshold))
+        cell_options = dict(options, rule=rule, threshold=threshold)
+        for first, count in _split(n_runs, chunk_size, client):
+            tasks.append((mu, delta, count, seed, first, cell_options))
+            owners.append(len(cells) - 1)
+    if not cells:
+        raise ValueError("instances, deltas, rules, thresholds: expected at least one value each")
+    parts = map_chunks(_run_range, tasks, client, progress=progress, desc="episodes")
+    return [GridCell(*cell, result=_join_runs([p for p, o in zip(parts, owners) if o == index]))
+            for index, cell in enumerate(cells)]
+
+
+def run_many(
+    mu: Any,
+    delta: float,
+    n_runs: int,
+    *,
+    seed: Any = None,
+    client: Any = None,
+    chunk_size: Optional[int] = None,
+    progress: bool = False,
+    **options: Any,
+) -> Any:
+    """:func:`paperkernels.toptwo.run_many` with its runs split into chunks (bit-identical)."""
+    rule = options.pop("rule", "random")
+    threshold = options.pop("threshold", "gk16")
+    return run_grid([mu], [delta], n_runs, rules=[rule], thresholds=[threshold], seed=seed, client=client,
+                    chunk_size=chunk_size, progress=progress, **options)[0].result
+
+
+# -- cascade ---------------------------------------------------------------------------------------
+
+
+def _simulate_range(env, learners, T, count, seed, first, record):
+    from .cascade import simulate as simulate_locally
+
+    return simulate_locally(env, learners, T, count, seed, n_threads=1, record=record, first_run=first)
+
+
+def _join_simulations(parts):
+    def stacked(name):
+        arrays = [getattr(part, name) for part in parts]
+        return None if arrays[0] is None else np.concatenate(arrays, axis=1)
+
+    return replace(parts[0], regret=stacked("regret"), cascades=stacked("cascades"), first_clicks=stacked("first_clicks"))
+
+
+def simulate_many(
+    studies: Sequence[dict],
+    client: Any = None,
+    *,
+    chunk_size: Optional[int] = None,
+    progress: bool = False,
+) -> List[Any]:
+    """Several :func:`paperkernels.cascade.simulate` studies at once, their runs split into chunks.
+
+    Each study is a dict of ``simulate`` arguments (``env``, ``learners``, ``T``, ``n_seeds``,
+    ``seed``, optionally ``record``). All chunks of all studies are queued together; each returned
+    :class:`~paperkernels.cascade.SimulationResult` equals ``simulate(**study)`` bit for bit.
+    """
+    from ._seed import as_seed
+
+    tasks, owners = [], []
+    for index, study in enumerate(studies):
+        unknown = set(study) - {"env", "learners", "T", "n_seeds", "seed", "record"}
+        if unknown:
+            raise ValueError(f"studies[{index}]: unexpected keys {sorted(unknown)}")
+        n_seeds = as_int(study.get("n_seeds", 1), f"studies[{index}].n_seeds", low=1)
+        seed = as_seed(study.get("seed"), f"studies[{index}].seed")
+        for first, count in _split(n_seeds, chunk_size, client):
+            tasks.append((study["env"], list(study["learners"]), study["T"], count, seed, first,
+                          bool(study.get("record", False))))
+            owners.append(index)
+    parts = map_chunks(_simulate_range, tasks, client, progress=progress, desc="runs")
+    return [_join_simulations([p for p, o in zip(parts, owners) if o == index]) for index in range(len(studies))]
+
+
+def simulate(
+    env: Any,
+    learners: Sequence[Any],
+    T: int,
+    n_seeds: int = 1,
+    seed: Any = None,
+    client: Any = None,
+    *,
+    record: bool = False,
+    chunk_size: Optional[int] = None,
+    progress: bool = False,
+) -> Any:
+    """:func:`paperkernels.cascade.simulate` with its runs split into chunks of ``chunk_size``
+    consecutive runs (run r keeps the random streams of run r); bit-identical to the single call."""
+    study = dict(env=env, learners=learners, T=T, n_seeds=n_seeds, seed=seed, record=record)
+    return simulate_many([study], client, chunk_size=chunk_size, progress=progress)[0]
 
 
 # -- greedy ----------------------------------------------------------------------------------------
@@ -104,9 +261,7 @@ def fit_ensemble(
     built once here and broadcast to the workers. Returns the fitted ``estimator``.
     """
     X, y, params, seed, design = estimator._prepare_fit(X, y)
-    n_learners = params["n_learners"]
-    chunk_size = _default_chunk_size(n_learners, client) if chunk_size is None else chunk_size
-    ranges = chunk_ranges(n_learners, chunk_size)
+    ranges = _split(params["n_learners"], chunk_size, client)
     options = dict(k=params["k"], m=params["m"], criterion=params["criterion"], tol=params["tol"], seed=seed,
                    n_threads=1 if client is not None else params["n_threads"])
     shipped = client.scatter([design, y], broadcast=True, hash=False) if client is not None else [design, y]
@@ -158,6 +313,10 @@ def encode_shapes(
         pieces = [(items[start:start + count], count) for start, count in chunk_ranges(len(items), chunk_size)]
     if not pieces:
         raise ValueError("shapes: expected at least one shape, got an empty collection")
+    if client is not None and not isinstance(shapes, da.Array):
+        # In-memory inputs go to the workers once, not inside the task graph.
+        stored = client.scatter([piece for piece, _ in pieces], hash=False)
+        pieces = [(future, count) for future, (_, count) in zip(stored, pieces)]
     # One graph node holds the encoder, so each worker receives it once.
     shared = dask.delayed(encoder, pure=True)
     codes = da.concatenate(

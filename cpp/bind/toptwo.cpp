@@ -1,0 +1,460 @@
+// Bindings of paperkernels.toptwo: simulated episodes (one or many, in parallel), the incremental
+// sampler, characteristic times and the vectorised helpers. Arguments arrive validated from
+// python/paperkernels/toptwo.py; the checks here are a backstop.
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bind_common.hpp"
+#include "paperkernels/toptwo/characteristic_time.hpp"
+#include "paperkernels/toptwo/episode.hpp"
+#include "paperkernels/toptwo/sampler.hpp"
+
+namespace py = pybind11;
+using namespace paperkernels;
+using namespace paperkernels::toptwo;
+using paperkernels::bind::carray;
+
+namespace {
+
+Arms parse_arms(const std::string& s) {
+  if (s == "bernoulli") return Arms::bernoulli;
+  if (s == "gaussian") return Arms::gaussian;
+  throw invalid_argument("arms: expected 'bernoulli' or 'gaussian', got '" + s + "'");
+}
+
+// Everything that defines the sampler, with ownership of a user threshold array.
+struct Config {
+  Arms arms = Arms::bernoulli;
+  Options options;
+  std::vector<double> threshold_values;
+
+  Config(int K, double beta, const std::string& challenger, const std::string& rule, const std::string& tie_break,
+         bool forced_exploration, std::int64_t min_pulls, const std::string& arms_, double sigma,
+         const std::string& threshold, double delta, const py::object& values) {
+    arms = parse_arms(arms_);
+    options.K = K;
+    options.beta = beta;
+    if (challenger == "TCI")
+      options.challenger = Challenger::tci;
+    else if (challenger == "TC")
+      options.challenger = Challenger::tc;
+    else
+      throw invalid_argument("challenger: expected 'TCI' or 'TC', got '" + challenger + "'");
+    if (rule == "random")
+      options.rule = Rule::random;
+    else if (rule == "tracking")
+      options.rule = Rule::tracking;
+    else
+      throw invalid_argument("rule: expected 'random' or 'tracking', got '" + rule + "'");
+    if (tie_break == "random")
+      options.tie_break = TieBreak::random;
+    else if (tie_break == "first")
+      options.tie_break = TieBreak::first;
+    else
+      throw invalid_argument("tie_break: expected 'random' or 'first', got '" + tie_break + "'");
+    options.forced_exploration = forced_exploration;
+    options.min_pulls = min_pulls;
+    options.sigma = sigma;
+    if (threshold != "array")
+      require(delta > 0.0 && delta < 1.0, "delta: expected a number in (0, 1), got " + std::to_string(delta));
+    if (threshold == "gk16") {
+      options.threshold = Threshold::gk16(delta);
+    } else if (threshold == "union") {
+      options.threshold = Threshold::union_bound(delta, K);
+    } else if (threshold == "kk21") {
+      options.threshold = Threshold::kk21(delta, K);
+    } else if (threshold == "array") {
+      require(!values.is_none(), "threshold: an array threshold needs its values");
+      set_values(values.cast<carray<double>>());
+    } else {
+      throw invalid_argument("threshold: expected 'gk16', 'union', 'kk21' or 'array', got '" + threshold + "'");
+    }
+    check_options(options);
+  }
+
+  Config(const Config& other) : arms(other.arms), options(other.options), threshold_values(other.threshold_values) {
+    if (options.threshold.kind() == ThresholdKind::array)
+      options.threshold = Threshold::array(threshold_values.data(), static_cast<std::int64_t>(threshold_values.size()));
+  }
+  Config& operator=(const Config&) = delete;
+
+  void set_values(const carray<double>& values) {
+    bind::require_ndim(values, 1, "threshold");
+    threshold_values.assign(values.data(), values.data() + values.size());
+    for (double c : threshold_values) require(!std::isnan(c), "threshold: expected no NaN values");
+    options.threshold = Threshold::array(threshold_values.data(), static_cast<std::int64_t>(threshold_values.size()));
+  }
+};
+
+std::vector<double> to_vector(const carray<double>& a, const char* name) {
+  bind::require_ndim(a, 1, name);
+  return std::vector<double>(a.data(), a.data() + a.size());
+}
+
+template <Arms kind>
+py::tuple identify_impl(const Config& config, const std::vector<double>& mu, std::uint64_t seed,
+                        std::int64_t max_steps, bool record) {
+  Environment<kind> env(mu, config.options.sigma);
+  Sampler<kind> sampler(config.options, seed, 0);
+  Xoshiro256 rewards(seed, reward_stream(0));
+  std::vector<std::int64_t> arms_seen;
+  std::vector<double> rewards_seen;
+  EpisodeResult result;
+  {
+    py::gil_scoped_release release;
+    parallel_for(
+        1, 1,
+        [&](std::size_t, const StopToken& token) {
+          if (record)
+            result = run_episode(sampler, env, rewards, max_steps, &token, [&](int a, auto x) {
+              arms_seen.push_back(a);
+              rewards_seen.push_back(static_cast<double>(x));
+            });
+          else
+            result = run_episode(sampler, env, rewards, max_steps, &token, [](int, auto) {});
+        },
+        bind::python_signal_poll());
+  }
+  const int K = sampler.K();
+  carray<std::int64_t> N(K);
+  using SumArray = carray<typename Sampler<kind>::Sum>;
+  SumArray S(K);
+  for (int a = 0; a < K; ++a) {
+    N.mutable_data()[a] = sampler.N(a);
+    S.mutable_data()[a] = sampler.S(a);
+  }
+  py::object arms_out = py::none(), rewards_out = py::none();
+  if (record) {
+    carray<std::int64_t> arms_arr(static_cast<py::ssize_t>(arms_seen.size()));
+    carray<double> rewards_arr(static_cast<py::ssize_t>(rewards_seen.size()));
+    std::copy(arms_seen.begin(), arms_seen.end(), arms_arr.mutable_data());
+    std::copy(rewards_seen.begin(), rewards_seen.end(), rewards_arr.mutable_data());
+    arms_out = arms_arr;
+    rewards_out = rewards_arr;
+  }
+  return py::make_tuple(result.recommendation, result.tau, N, S, result.hit_max_steps, arms_out, rewards_out);
+}
+
+template <Arms kind>
+py::tuple run_many_impl(const Config& config, const std::vector<double>& mu, std::uint64_t seed,
+                        std::int64_t first_run, std::int64_t n_runs, std::int64_t max_steps, unsigned n_threads) {
+  const int K = config.options.K;
+  using Sum = typename Sampler<kind>::Sum;
+  carray<std::int64_t> tau(n_runs), recommendation(n_runs);
+  carray<std::int64_t> N({static_cast<py::ssize_t>(n_runs), static_cast<py::ssize_t>(K)});
+  carray<Sum> S({static_cast<py::ssize_t>(n_runs), static_cast<py::ssize_t>(K)});
+  carray<bool> hit(n_runs);
+  auto* tau_p = tau.mutable_data();
+  auto* rec_p = recommendation.mutable_data();
+  auto* N_p = N.mutable_data();
+  auto* S_p = S.mutable_data();
+  auto* hit_p = hit.mutable_data();
+  const Environment<kind> env(mu, config.options.sigma);
+  {
+    py::gil_scoped_release release;
+    parallel_for(
+        static_cast<std::size_t>(n_runs), n_threads,
+        [&](std::size_t r, const StopToken& token) {
+          const auto run = static_cast<std::uint64_t>(first_run) + r;
+          Sampler<kind> sampler(config.options, seed, run);
+          Xoshiro256 rewards(seed, reward_stream(run));
+          const EpisodeResult result = run_episode(sampler, env, rewards, max_steps, &token, [](int, auto) {});
+          if (result.aborted) return;
+          tau_p[r] = result.tau;
+          rec_p[r] = result.recommendation;
+          hit_p[r] = result.hit_max_steps;
+          for (int a = 0; a < K; ++a) {
+            N_p[r * K + a] = sampler.N(a);
+            S_p[r * K + a] = sampler.S(a);
+          }
+        },
+        bind::python_signal_poll());
+  }
+  return py::make_tuple(tau, recommendation, N, S, hit);
+}
+
+void check_mu(const Config& config, const std::vector<double>& mu) {
+  require(static_cast<int>(mu.size()) == config.options.K,
+          "mu: expected " + std::to_string(config.options.K) + " means, got " + std::to_string(mu.size()));
+  for (double m : mu) {
+    require(std::isfinite(m), "mu: expected finite values");
+    if (config.arms == Arms::bernoulli) require(m >= 0.0 && m <= 1.0, "mu: expected values in [0, 1]");
+  }
+}
+
+// The incremental sampler behind paperkernels.toptwo.TopTwo. Methods lock a mutex, so concurrent
+// use from several Python threads is safe (if pointless).
+class IncrementalSampler {
+  using Variant = std::variant<Sampler<Arms::bernoulli>, Sampler<Arms::gaussian>>;
+
+ public:
+  IncrementalSampler(const Config& config, std::uint64_t seed) : config_(config) {
+    if (config_.arms == Arms::bernoulli)
+      sampler_.emplace<Sampler<Arms::bernoulli>>(config_.options, seed, 0);
+    else
+      sampler_.emplace<Sampler<Arms::gaussian>>(config_.options, seed, 0);
+  }
+
+  int K() const { return config_.options.K; }
+
+  std::int64_t t() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return visit([](auto& s) { return s.t(); });
+  }
+
+  // (N, S) without touching the random stream.
+  py::tuple counts() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return visit([](auto& s) {
+      carray<std::int64_t> N(s.K());
+      carray<double> S(s.K());
+      for (int a = 0; a < s.K(); ++a) {
+        N.mutable_data()[a] = s.N(a);
+        S.mutable_data()[a] = static_cast<double>(s.S(a));
+      }
+      return py::make_tuple(N, S);
+    });
+  }
+
+  bool initialised() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return visit([](auto& s) { return s.initialised(); });
+  }
+
+  int select() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return visit([](auto& s) { return s.select(); });
+  }
+
+  bool should_stop() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return visit([](auto& s) { return s.should_stop(); });
+  }
+
+  // Leader of the current state once initialised (may draw the tie-break), the lowest-indexed
+  // empirical best before that, -1 while an arm is unpulled.
+  int recommendation() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return visit([](auto& s) -> int {
+      if (s.initialised()) return s.leader();
+      return s.all_pulled() ? s.first_leader() : -1;
+    });
+  }
+
+  void update(int arm, double reward) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    update_one(arm, reward);
+  }
+
+  void update_many(const carray<std::int64_t>& arms, const carray<double>& rewards) {
+    bind::require_ndim(arms, 1, "arm");
+    bind::require_ndim(rewards, 1, "reward");
+    require(arms.size() == rewards.size(), "arm, reward: expected the same number of arms and rewards, got " +
+                                               std::to_string(arms.size()) + " and " + std::to_string(rewards.size()));
+    const std::int64_t* a = arms.data();
+    const double* x = rewards.data();
+    const py::ssize_t n = arms.size();
+    // Check everything first, so a bad batch changes nothing.
+    for (py::ssize_t i = 0; i < n; ++i) check_update(a[i], x[i]);
+    py::gil_scoped_release release;  // before locking: a waiting caller may hold the GIL
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (py::ssize_t i = 0; i < n; ++i) update_one(static_cast<int>(a[i]), x[i]);
+  }
+
+  void set_threshold_values(const carray<double>& values) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    require(config_.options.threshold.kind() == ThresholdKind::array, "threshold: not an array threshold");
+    config_.set_values(values);
+    visit([&](auto& s) { s.set_threshold(config_.options.threshold); });
+  }
+
+  py::dict state() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return visit([&](auto& s) {
+      const int K = s.K();
+      carray<std::int64_t> N(K), L(K), M(K);
+      carray<double> S(K);
+      for (int a = 0; a < K; ++a) {
+        N.mutable_data()[a] = s.N(a);
+        S.mutable_data()[a] = static_cast<double>(s.S(a));
+        L.mutable_data()[a] = s.L(a);
+        M.mutable_data()[a] = s.M(a);
+      }
+      py::dict d;
+      d["t"] = s.t();
+      d["N"] = N;
+      d["S"] = S;
+      d["L"] = L;
+      d["M"] = M;
+      d["initialised"] = s.initialised();
+      if (s.initialised()) {
+        carray<double> W(K);
+        const int B = s.leader();
+        for (int j = 0; j < K; ++j) W.mutable_data()[j] = s.cost(j);
+        d["leader"] = B;
+        d["W"] = W;
+        d["Z"] = s.statistic();
+        d["challenger"] = s.challenger();
+        d["threshold"] = s.threshold_now();
+        d["should_stop"] = s.should_stop();
+      }
+      return d;
+    });
+  }
+
+ private:
+  template <class F>
+  auto visit(F&& f) -> decltype(std::visit(std::forward<F>(f), std::declval<Variant&>())) {
+    return std::visit(std::forward<F>(f), sampler_);
+  }
+
+  void check_update(std::int64_t arm, double reward) const {
+    require(arm >= 0 && arm < config_.options.K, "arm: expected an index in [0, " +
+                                                     std::to_string(config_.options.K) + "), got " + std::to_string(arm));
+    if (config_.arms == Arms::bernoulli)
+      require(reward == 0.0 || reward == 1.0,
+              "reward: Bernoulli arms expect rewards 0 or 1, got " + std::to_string(reward));
+    else
+      require(std::isfinite(reward), "reward: expected a finite number, got " + std::to_string(reward));
+  }
+
+  void update_one(int arm, double reward) {
+    check_update(arm, reward);
+    visit([&](auto& s) {
+      using Sum = typename std::decay_t<decltype(s)>::Sum;
+      s.update(arm, static_cast<Sum>(reward));
+    });
+  }
+
+  Config config_;
+  Variant sampler_{
+      std::in_place_index<0>, Options{}, std::uint64_t{0}, std::uint64_t{0}};
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+void bind_toptwo(py::module_& m) {
+  py::class_<Config>(m, "toptwo_Config", "Sampler options, validated (private).")
+      .def(py::init<int, double, const std::string&, const std::string&, const std::string&, bool, std::int64_t,
+                    const std::string&, double, const std::string&, double, const py::object&>(),
+           py::arg("K"), py::arg("beta"), py::arg("challenger"), py::arg("rule"), py::arg("tie_break"),
+           py::arg("forced_exploration"), py::arg("min_pulls"), py::arg("arms"), py::arg("sigma"),
+           py::arg("threshold"), py::arg("delta"), py::arg("threshold_values") = py::none());
+
+  m.def(
+      "toptwo_identify",
+      [](const Config& config, const carray<double>& mu_arr, std::uint64_t seed, std::int64_t max_steps, bool record) {
+        const std::vector<double> mu = to_vector(mu_arr, "mu");
+        check_mu(config, mu);
+        if (config.arms == Arms::bernoulli)
+          return identify_impl<Arms::bernoulli>(config, mu, seed, max_steps, record);
+        return identify_impl<Arms::gaussian>(config, mu, seed, max_steps, record);
+      },
+      py::arg("config"), py::arg("mu"), py::arg("seed"), py::arg("max_steps"), py::arg("record"),
+      "One episode: (recommendation, tau, N, S, hit_max_steps, arms or None, rewards or None).");
+
+  m.def(
+      "toptwo_run_many",
+      [](const Config& config, const carray<double>& mu_arr, std::uint64_t seed, std::int64_t n_runs,
+         std::int64_t max_steps, unsigned n_threads, std::int64_t first_run) {
+        const std::vector<double> mu = to_vector(mu_arr, "mu");
+        check_mu(config, mu);
+        require(n_runs >= 1, "n_runs: expected a positive integer, got " + std::to_string(n_runs));
+        require(first_run >= 0 && first_run <= (std::int64_t{1} << 62) - n_runs,
+                "first_run: expected a non-negative run index below 2**62 - n_runs");
+        if (config.arms == Arms::bernoulli)
+          return run_many_impl<Arms::bernoulli>(config, mu, seed, first_run, n_runs, max_steps, n_threads);
+        return run_many_impl<Arms::gaussian>(config, mu, seed, first_run, n_runs, max_steps, n_threads);
+      },
+      py::arg("config"), py::arg("mu"), py::arg("seed"), py::arg("n_runs"), py::arg("max_steps"),
+      py::arg("n_threads"), py::arg("first_run") = 0,
+      "Episodes r = first_run .. first_run + n_runs - 1 in parallel: (tau, recommendation, N, S, hit_max_steps).");
+
+  py::class_<IncrementalSampler>(m, "toptwo_Sampler", "Incremental top-two sampler (private).")
+      .def(py::init<const Config&, std::uint64_t>(), py::arg("config"), py::arg("seed"))
+      .def_property_readonly("K", &IncrementalSampler::K)
+      .def_property_readonly("t", &IncrementalSampler::t)
+      .def_property_readonly("initialised", &IncrementalSampler::initialised)
+      .def("counts", &IncrementalSampler::counts)
+      .def("select", &IncrementalSampler::select)
+      .def("should_stop", &IncrementalSampler::should_stop)
+      .def("recommendation", &IncrementalSampler::recommendation)
+      .def("update", &IncrementalSampler::update, py::arg("arm"), py::arg("reward"))
+      .def("update_many", &IncrementalSampler::update_many, py::arg("arms"), py::arg("rewards"))
+      .def("set_threshold_values", &IncrementalSampler::set_threshold_values, py::arg("values"))
+      .def("state", &IncrementalSampler::state);
+
+  m.def(
+      "toptwo_characteristic_time",
+      [](const carray<double>& mu_arr, double beta, const std::string& arms, double sigma) {
+        const std::vector<double> mu = to_vector(mu_arr, "mu");
+        CharacteristicTime result;
+        {
+          py::gil_scoped_release release;
+          CharacteristicSolver solver(mu, parse_arms(arms), sigma);
+          result = std::isnan(beta) ? solver.optimal() : solver.at(beta);
+        }
+        carray<double> weights(static_cast<py::ssize_t>(result.weights.size()));
+        std::copy(result.weights.begin(), result.weights.end(), weights.mutable_data());
+        return py::make_tuple(result.T, weights, result.beta, result.best);
+      },
+      py::arg("mu"), py::arg("beta"), py::arg("arms"), py::arg("sigma"),
+      "(T, weights, beta, best): T*_beta for the given beta, or T* (beta optimised) when beta is NaN.");
+
+  m.def(
+      "toptwo_kl_bernoulli",
+      [](const carray<double>& p, const carray<double>& q) {
+        require(p.size() == q.size(), "p, q: expected arrays of the same size");
+        carray<double> out(p.size());
+        const double* pp = p.data();
+        const double* qq = q.data();
+        double* o = out.mutable_data();
+        const py::ssize_t n = p.size();
+        {
+          py::gil_scoped_release release;
+          for (py::ssize_t i = 0; i < n; ++i) o[i] = kl_bernoulli(pp[i], qq[i]);
+        }
+        return out;
+      },
+      py::arg("p"), py::arg("q"), "Elementwise Bernoulli KL divergence of flat arrays.");
+
+  m.def(
+      "toptwo_transportation_cost",
+      [](const carray<double>& mu_i, const carray<double>& n_i, const carray<double>& mu_j,
+         const carray<double>& n_j, const std::string& arms, double sigma) {
+        const py::ssize_t n = mu_i.size();
+        require(n_i.size() == n && mu_j.size() == n && n_j.size() == n, "expected arrays of the same size");
+        const Arms kind = parse_arms(arms);
+        carray<double> out(n);
+        const double *a = mu_i.data(), *b = n_i.data(), *c = mu_j.data(), *d = n_j.data();
+        double* o = out.mutable_data();
+        {
+          py::gil_scoped_release release;
+          for (py::ssize_t i = 0; i < n; ++i) o[i] = transportation_cost(a[i], b[i], c[i], d[i], kind, sigma);
+        }
+        return out;
+      },
+      py::arg("mu_i"), py::arg("n_i"), py::arg("mu_j"), py::arg("n_j"), py::arg("arms"), py::arg("sigma"),
+      "Elementwise transportation cost W(i, j) of flat arrays.");
+
+  m.def(
+      "toptwo_threshold",
+      [](const std::string& kind, double delta, int K, const carray<std::int64_t>& t) {
+        Config config(K, 0.5, "TCI", "random", "random", false, 1, "bernoulli", 1.0, kind, delta, py::none());
+        carray<double> out(t.size());
+        const std::int64_t* tt = t.data();
+        double* o = out.mutable_data();
+        for (py::ssize_t i = 0; i < t.size(); ++i) {
+          require(tt[i] >= 1, "t: expected positive times");
+          o[i] = config.options.threshold(tt[i]);
+        }
+        return out;
+      },
+      py::arg("kind"), py::arg("delta"), py::arg("K"), py::arg("t"), "c(t, delta) of a named threshold.");
+}

@@ -1,0 +1,362 @@
+// Characteristic times of fixed-confidence best-arm identification.
+//
+// For weights w in the simplex and the unique best arm a*,
+//   C_a(w) = w_a* kl(mu*, m_a) + w_a kl(mu_a, m_a),  m_a = (w_a* mu* + w_a mu_a) / (w_a* + w_a),
+//   1 / T*_beta = max_{w : w_a* = beta} min_{a != a*} C_a(w),   T* = min_beta T*_beta.
+// At the optimum every C_a equals a common value v. For fixed (beta, v), C_a(beta, w_a) = v has a
+// unique root w_a(v) (C_a increases in w_a up to beta kl(mu*, mu_a)); sum_a w_a(v) = 1 - beta then
+// fixes v, and T*_beta = 1 / v. The optimal beta solves
+//   sum_a dC_a/dbeta / dC_a/dw_a = sum_a kl(mu*, m_a) / kl(mu_a, m_a) = 1
+// (the envelope theorem gives both partial derivatives), a decreasing function of beta.
+// Gaussian arms with known variance sigma^2: C_a = Delta_a^2 / (2 sigma^2 (1/beta + 1/w_a)).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "paperkernels/common/errors.hpp"
+#include "paperkernels/toptwo/sampler.hpp"
+
+namespace paperkernels::toptwo {
+
+namespace detail {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+// z - log(1 + z) for z > -1, given also r = 1 + z (each accurate): the series for small |z|, log r
+// when 1 + z would round badly, log1p(z) otherwise.
+inline double z_minus_log1p(double z, double r) {
+  if (std::fabs(z) < 0.1) {
+    // z^2/2 - z^3/3 + z^4/4 - ...: |z| < 0.1, so 22 terms reach 1e-20 relative.
+    double power = z * z;
+    double sum = 0.0;
+    for (int k = 2; k < 24; ++k) {
+      sum += (k % 2 == 0 ? power : -power) / k;
+      power *= z;
+    }
+    return sum;
+  }
+  if (r < 0.5) return z - std::log(r);
+  return z - std::log1p(z);
+}
+
+}  // namespace detail
+
+// kl(p, q) from d = p - q, q and qc = 1 - q, each supplied accurately by the caller. Written as
+//   p psi(q/p) + (1-p) psi(qc/(1-p)),  psi(r) = r - 1 - log r >= 0
+// (equal to kl because q + qc = 1): a sum of non-negative terms, with no cancellation when q is
+// close to p nor when q is close to 0 or 1. Infinite when q or qc is 0 and q != p.
+inline double kl_bernoulli_parts(double p, double d, double q, double qc) {
+  if (d == 0.0) return 0.0;
+  if (!(q > 0.0 && qc > 0.0)) return detail::kInf;
+  const double first = p > 0.0 ? p * detail::z_minus_log1p(-d / p, q / p) : q;  // p -> 0 limit
+  const double second = p < 1.0 ? (1.0 - p) * detail::z_minus_log1p(d / (1.0 - p), qc / (1.0 - p)) : qc;
+  return first + second;
+}
+
+inline double kl_bernoulli(double p, double q) { return p == q ? 0.0 : kl_bernoulli_parts(p, p - q, q, 1.0 - q); }
+
+// kl(mu_i, m) and kl(mu_j, m) for m = share_i mu_i + share_j mu_j (share_i + share_j = 1,
+// mu_i > mu_j, gap = mu_i - mu_j), with m and 1 - m formed from the nearer mean so that both are
+// accurate.
+inline std::pair<double, double> pair_kl(double mu_i, double mu_j, double gap, double share_i, double share_j) {
+  double m, mc;
+  if (share_j <= 0.5) {
+    m = mu_i - share_j * gap;
+    mc = (1.0 - mu_i) + share_j * gap;
+  } else {
+    m = mu_j + share_i * gap;
+    mc = (1.0 - mu_j) - share_i * gap;
+  }
+  return {kl_bernoulli_parts(mu_i, share_j * gap, m, mc), kl_bernoulli_parts(mu_j, -share_i * gap, m, mc)};
+}
+
+// W = n_i kl(mu_i, m) + n_j kl(mu_j, m), m = (n_i mu_i + n_j mu_j) / (n_i + n_j), if mu_i > mu_j, else 0.
+// Counts may be real (weights). Gaussian arms: (mu_i - mu_j)^2 / (2 sigma^2 (1/n_i + 1/n_j)).
+inline double transportation_cost(double mu_i, double n_i, double mu_j, double n_j, Arms arms, double sigma) {
+  if (!(mu_i > mu_j)) return 0.0;
+  const double gap = mu_i - mu_j;
+  if (arms == Arms::gaussian) return gap * gap / (2.0 * sigma * sigma * (1.0 / n_i + 1.0 / n_j));
+  const auto kl = pair_kl(mu_i, mu_j, gap, n_i / (n_i + n_j), n_j / (n_i + n_j));
+  return n_i * kl.first + n_j * kl.second;
+}
+
+// Root of an increasing function on (lo, hi), f(lo) < 0 < f(hi), by Newton steps that fall back to
+// bisection whenever they would leave the current bracket. f returns (value, derivative); a value
+// of +infinity is allowed (it just moves the upper end). Converged when a step is below
+// 4 eps max(|x|, scale).
+template <class F>
+double increasing_root(F&& f, double lo, double hi, double x, double scale = 0.0) {
+  for (int iteration = 0; iteration < 500; ++iteration) {
+    const std::pair<double, double> fx = f(x);
+    if (fx.first == 0.0) return x;
+    if (fx.first < 0.0)
+      lo = x;
+    else
+      hi = x;
+    double next = x - fx.first / fx.second;
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (std::fabs(next - x) <= 4.0 * detail::kEps * std::max(std::fabs(next), scale)) return next;
+    if (hi - lo <= 4.0 * detail::kEps * std::max(std::fabs(lo), std::fabs(hi))) return 0.5 * (lo + hi);
+    x = next;
+  }
+  return x;
+}
+
+// Brent's bracketing root finder (inverse quadratic interpolation, secant and bisection steps).
+// Requires f(a) and f(b) of opposite signs; returns a root to full double precision.
+template <class F>
+double brent_root(F&& f, double a, double b, double fa, double fb) {
+  double c = b, fc = fb, d = b - a, e = d;
+  for (int iteration = 0; iteration < 300; ++iteration) {
+    if ((fb > 0.0) == (fc > 0.0)) {
+      c = a;
+      fc = fa;
+      d = e = b - a;
+    }
+    if (std::fabs(fc) < std::fabs(fb)) {
+      a = b;
+      b = c;
+      c = a;
+      fa = fb;
+      fb = fc;
+      fc = fa;
+    }
+    const double tol = 2.0 * detail::kEps * std::fabs(b) + 1e-300;
+    const double half = 0.5 * (c - b);
+    if (std::fabs(half) <= tol || fb == 0.0) return b;
+    if (std::fabs(e) >= tol && std::fabs(fa) > std::fabs(fb)) {
+      const double s = fb / fa;
+      double p, q;
+      if (a == c) {
+        p = 2.0 * half * s;
+        q = 1.0 - s;
+      } else {
+        const double qa = fa / fc, r = fb / fc;
+        p = s * (2.0 * half * qa * (qa - r) - (b - a) * (r - 1.0));
+        q = (qa - 1.0) * (r - 1.0) * (s - 1.0);
+      }
+      if (p > 0.0)
+        q = -q;
+      else
+        p = -p;
+      if (2.0 * p < std::min(3.0 * half * q - std::fabs(tol * q), std::fabs(e * q))) {
+        e = d;
+        d = p / q;
+      } else {
+        d = half;
+        e = half;
+      }
+    } else {
+      d = half;
+      e = half;
+    }
+    a = b;
+    fa = fb;
+    b += std::fabs(d) > tol ? d : (half > 0.0 ? tol : -tol);
+    fb = f(b);
+  }
+  return b;
+}
+
+struct CharacteristicTime {
+  double T = 0.0;     // T*_beta (or T* when beta was optimised)
+  double beta = 0.0;  // weight of the best arm
+  int best = -1;
+  std::vector<double> weights;
+};
+
+// The nested root finding for one instance.
+class CharacteristicSolver {
+ public:
+  CharacteristicSolver(const std::vector<double>& mu, Arms arms, double sigma) : arms_(arms), sigma_(sigma) {
+    const int K = static_cast<int>(mu.size());
+    require(K >= 2, "mu: expected at least 2 arms, got " + std::to_string(K));
+    require(sigma > 0.0 && std::isfinite(sigma), "sigma: expected a finite positive number");
+    best_ = 0;
+    for (int a = 0; a < K; ++a) {
+      require(std::isfinite(mu[a]), "mu: expected finite values");
+      if (arms == Arms::bernoulli) require(mu[a] >= 0.0 && mu[a] <= 1.0, "mu: expected values in [0, 1]");
+      if (mu[a] > mu[best_]) best_ = a;
+    }
+    top_ = mu[best_];
+    for (int a = 0; a < K; ++a) {
+      if (a == best_) continue;
+      require(mu[a] < top_, "mu: expected a unique best arm, but arms " + std::to_string(best_) + " and " +
+                                std::to_string(a) + " share the largest mean");
+      Other o;
+      o.index = a;
+      o.mu = mu[a];
+      o.gap = top_ - mu[a];
+      o.cap = arms == Arms::bernoulli ? kl_bernoulli(top_, mu[a]) : o.gap * o.gap / (2.0 * sigma * sigma);
+      others_.push_back(o);
+    }
+    K_ = K;
+  }
+
+  int best() const noexcept { return best_; }
+
+  // T*_beta and its weights.
+  CharacteristicTime at(double beta) {
+    require(beta > 0.0 && beta < 1.0, "beta: expected a number in (0, 1), got " + std::to_string(beta));
+    const double v = solve_value(beta);
+    CharacteristicTime out;
+    out.T = 1.0 / v;
+    out.beta = beta;
+    out.best = best_;
+    out.weights.assign(K_, 0.0);
+    out.weights[best_] = beta;
+    for (const Other& o : others_) out.weights[o.index] = o.weight;
+    return out;
+  }
+
+  // T* = min_beta T*_beta, at the root of the optimality condition.
+  CharacteristicTime optimal() {
+    auto condition = [&](double beta) { return optimality_gap(beta); };
+    double lo = 0.5, hi = 0.5;
+    double f_lo = condition(0.5), f_hi = f_lo;
+    if (f_lo == 0.0) return at(0.5);
+    if (f_lo > 0.0) {
+      for (int k = 2; k <= 60 && f_hi > 0.0; ++k) {
+        lo = hi;
+        f_lo = f_hi;
+        hi = 1.0 - std::ldexp(1.0, -k);
+        f_hi = condition(hi);
+      }
+    } else {
+      for (int k = 2; k <= 60 && f_lo < 0.0; ++k) {
+        hi = lo;
+        f_hi = f_lo;
+        lo = std::ldexp(1.0, -k);
+        f_lo = condition(lo);
+      }
+    }
+    require(f_lo > 0.0 && f_hi < 0.0, "characteristic_time: could not bracket the optimal beta");
+    const double beta = brent_root(condition, lo, hi, f_lo, f_hi);
+    return at(beta);
+  }
+
+ private:
+  struct Other {
+    int index;
+    double mu;
+    double gap;
+    double cap;         // sup_w C_a = beta * cap
+    double u = 0.0;     // log(w_a / beta) of the last inner solve (a warm start)
+    double weight = 0;  // w_a of the last solve
+    double slope = 0;   // d w_a / d v
+    double kl_top = 0;  // kl(mu*, m_a)
+    double kl_own = 0;  // kl(mu_a, m_a)
+  };
+
+  // Bernoulli: g(x) = kl(mu*, m) + x kl(mu_a, m), m = (mu* + x mu_a) / (1 + x), x = w_a / beta.
+  // g increases from 0 to kl(mu*, mu_a) and g'(x) = kl(mu_a, m).
+  void evaluate_ratio(Other& o, double x) const {
+    const auto kl = pair_kl(top_, o.mu, o.gap, 1.0 / (1.0 + x), 1.0 / (1.0 + 1.0 / x));
+    o.kl_top = kl.first;
+    o.kl_own = kl.second;
+  }
+
+  // Solves C_a(beta, w_a) = v for w_a (infinite if v >= beta * cap).
+  void solve_weight(Other& o, double beta, double v) {
+    if (arms_ == Arms::gaussian) {
+      const double k = o.cap;
+      if (v >= beta * k) {
+        o.weight = o.slope = detail::kInf;
+        return;
+      }
+      const double inv = k / v - 1.0 / beta;
+      o.weight = 1.0 / inv;
+      o.slope = o.weight * o.weight * k / (v * v);
+      return;
+    }
+    const double y = v / beta;
+    if (!(y < o.cap)) {
+      o.weight = o.slope = detail::kInf;
+      return;
+    }
+    auto f = [&](double u) {
+      const double x = std::exp(u);
+      evaluate_ratio(o, x);
+      return std::make_pair(o.kl_top + x * o.kl_own - y, x * o.kl_own);
+    };
+    double start = o.u;
+    if (std::isfinite(o.cap)) start = std::log(y / (o.cap - y));  // exact when kl is quadratic
+    start = std::min(600.0, std::max(-600.0, start));
+    // Bracket the root by steps of growing size from the start, so that the extreme ratios, where
+    // g can no longer be evaluated, are only visited if the root is there.
+    double lo = start, hi = start;
+    if (f(start).first < 0.0) {
+      for (double step = 1.0; hi < 700.0; step *= 2.0) {
+        lo = hi;
+        hi = std::min(700.0, start + step);
+        if (!(f(hi).first < 0.0)) break;
+      }
+    } else {
+      for (double step = 1.0; lo > -700.0; step *= 2.0) {
+        hi = lo;
+        lo = std::max(-700.0, start - step);
+        if (f(lo).first < 0.0) break;
+      }
+    }
+    o.u = increasing_root(f, lo, hi, 0.5 * (lo + hi), 1.0);
+    const double x = std::exp(o.u);
+    evaluate_ratio(o, x);
+    o.weight = beta * x;
+    o.slope = 1.0 / o.kl_own;
+  }
+
+  // sum_a w_a(v) - (1 - beta) and its derivative in v.
+  std::pair<double, double> excess_weight(double beta, double v) {
+    double total = 0.0, slope = 0.0;
+    for (Other& o : others_) {
+      solve_weight(o, beta, v);
+      total += o.weight;
+      slope += o.slope;
+    }
+    return {total - (1.0 - beta), slope};
+  }
+
+  // The common value v = 1 / T*_beta; leaves the weights of the solution in others_.
+  double solve_value(double beta) {
+    double cap = detail::kInf;
+    for (const Other& o : others_) cap = std::min(cap, beta * o.cap);
+    double hi = cap;
+    if (!std::isfinite(hi)) {
+      hi = 1.0;
+      while (excess_weight(beta, hi).first < 0.0) hi *= 2.0;
+    }
+    auto f = [&](double v) { return excess_weight(beta, v); };
+    const double v = increasing_root(f, 0.0, hi, 0.5 * hi);
+    excess_weight(beta, v);
+    return v;
+  }
+
+  // sum_a dC_a/dbeta / dC_a/dw_a - 1 at the solution for beta: positive below the optimal beta.
+  double optimality_gap(double beta) {
+    solve_value(beta);
+    double sum = 0.0;
+    for (const Other& o : others_) {
+      if (arms_ == Arms::gaussian)
+        sum += (o.weight / beta) * (o.weight / beta);
+      else
+        sum += o.kl_top / o.kl_own;
+    }
+    return sum - 1.0;
+  }
+
+  Arms arms_;
+  double sigma_;
+  int K_ = 0;
+  int best_ = 0;
+  double top_ = 0.0;
+  std::vector<Other> others_;
+};
+
+}  // namespace paperkernels::toptwo

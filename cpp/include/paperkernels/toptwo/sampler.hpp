@@ -1,0 +1,526 @@
+// The beta-EB-TCI top-two sampler as an incremental state machine. The simulated episode
+// (episode.hpp) and the Python `TopTwo` object drive this same class, which is why they make the
+// same decisions from the same rewards and seed.
+//
+// Randomness. The sampler owns a xoshiro256** generator (stream `decision_stream(run)` of `seed`)
+// and consumes it lazily, at most twice per state (a state is what follows an update):
+//   1. `leader()`: one `below(m)` draw when m >= 2 arms tie for the best empirical mean and
+//      tie_break is `random`; nothing otherwise.
+//   2. `select()` with rule `random`, once the leader is known and forced exploration did not fire:
+//      one `uniform()`; the leader is pulled when U <= beta.
+// Both results are cached until the next update, so repeated queries consume nothing more.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "paperkernels/common/errors.hpp"
+#include "paperkernels/common/random.hpp"
+#include "paperkernels/toptwo/tables.hpp"
+#include "paperkernels/toptwo/thresholds.hpp"
+
+namespace paperkernels::toptwo {
+
+enum class Arms { bernoulli, gaussian };
+enum class Challenger { tci, tc };
+enum class Rule { random, tracking };
+enum class TieBreak { random, first };
+
+struct Options {
+  int K = 2;
+  double beta = 0.5;
+  Challenger challenger = Challenger::tci;
+  Rule rule = Rule::random;
+  TieBreak tie_break = TieBreak::random;
+  bool forced_exploration = false;
+  std::int64_t min_pulls = 1;
+  double sigma = 1.0;  // Gaussian arms only: the known standard deviation
+  Threshold threshold;
+};
+
+inline const Options& check_options(const Options& o) {
+  if (o.K < 2) throw invalid_argument("K: expected at least 2 arms, got " + std::to_string(o.K));
+  if (!(o.beta > 0.0 && o.beta < 1.0))
+    throw invalid_argument("beta: expected a number in (0, 1), got " + std::to_string(o.beta));
+  if (o.min_pulls < 1)
+    throw invalid_argument("min_pulls: expected a positive integer, got " + std::to_string(o.min_pulls));
+  if (!(o.sigma > 0.0 && o.sigma < std::numeric_limits<double>::infinity()))
+    throw invalid_argument("sigma: expected a finite positive number, got " + std::to_string(o.sigma));
+  return o;
+}
+
+// Run r of a seed draws its rewards from stream 2r and its decisions from stream 2r + 1.
+inline constexpr std::uint64_t reward_stream(std::uint64_t run) noexcept { return 2 * run; }
+inline constexpr std::uint64_t decision_stream(std::uint64_t run) noexcept { return 2 * run + 1; }
+
+template <Arms kind>
+class Sampler {
+ public:
+  // Sum of rewards of an arm: the success count for Bernoulli arms, a double for Gaussian ones.
+  using Sum = std::conditional_t<kind == Arms::bernoulli, std::int64_t, double>;
+
+  Sampler(const Options& options, std::uint64_t seed, std::uint64_t run = 0)
+      : opt_(check_options(options)),
+        K_(options.K),
+        rng_(seed, decision_stream(run)),
+        n_log_n_(n_log_n_table()),
+        log_n_(log_n_table()),
+        N_(K_, 0),
+        S_(K_, Sum{0}),
+        own_(K_, 0.0),
+        inv_n_(K_, 0.0),
+        log_count_(K_, 0.0),
+        L_(K_, 0),
+        M_(K_, 0),
+        w_(K_, 0.0),
+        penalised_(K_, 0.0),
+        unpulled_(K_),
+        below_min_(K_),
+        two_sigma2_(2.0 * options.sigma * options.sigma) {}
+
+  int K() const noexcept { return K_; }
+  std::int64_t t() const noexcept { return t_; }
+  std::int64_t N(int a) const { return N_[a]; }
+  Sum S(int a) const { return S_[a]; }
+  std::int64_t L(int a) const { return L_[a]; }
+  std::int64_t M(int a) const { return M_[a]; }
+  const Options& options() const noexcept { return opt_; }
+
+  // Every arm has min_pulls pulls: the top-two steps (and stopping) have begun.
+  bool initialised() const noexcept { return below_min_ == 0; }
+  bool all_pulled() const noexcept { return unpulled_ == 0; }
+
+  void set_threshold(const Threshold& threshold) {
+    opt_.threshold = threshold;
+    c_floor_ = -std::numeric_limits<double>::infinity();
+  }
+
+  // Empirical best arm of the current state, ties resolved by the tie_break option (see the top).
+  int leader() {
+    if (leader_ < 0) {
+      if (!all_pulled()) throw invalid_argument("leader: every arm must have been pulled at least once");
+      if (!maximisers_known_) find_maximisers();
+      leader_ = first_max_;
+      if (n_max_ > 1 && opt_.tie_break == TieBreak::random) {
+        std::uint64_t k = rng_.below(n_max_);
+        for (int i = first_max_;; ++i)
+          if (compare(i, first_max_) == 0 && k-- == 0) {
+            leader_ = i;
+            break;
+          }
+      }
+    }
+    return leader_;
+  }
+
+  // Lowest-indexed empirical best arm; consumes no randomness.
+  int first_leader() {
+    if (!all_pulled()) throw invalid_argument("leader: every arm must have been pulled at least once");
+    if (!maximisers_known_) find_maximisers();
+    return first_max_;
+  }
+
+  // GLR statistic Z = min_{j != B} W(B, j).
+  double statistic() {
+    evaluate();
+    return z_;
+  }
+
+  // TCI (or TC) challenger of the current leader, lowest index on ties.
+  int challenger() {
+    evaluate();
+    return challenger_;
+  }
+
+  // W(B, j) for the current leader B (0 for j == B).
+  double cost(int j) {
+    evaluate();
+    return j == w_leader_ ? 0.0 : w_[j];
+  }
+
+  double threshold_now() const { return opt_.threshold(t_); }
+
+  // Z > c(t, delta), decided exactly but cheaply:
+  //  - Z <= W(B, k) for any k, so while the cost of the arm k that attained Z at the last full
+  //    evaluation (the "witness") stays at or below the threshold, nothing else is computed;
+  //  - for the named (non-decreasing) thresholds c(t) is recomputed only when a cost exceeds a
+  //    lower bound of it kept from an earlier step (c_floor_ sits 1e-12, relative, below a value
+  //    already reached, far more than the rounding error of the formulas).
+  bool should_stop() {
+    if (!initialised()) return false;
+    const bool monotone = opt_.threshold.non_decreasing();
+    if (!evaluated_) {
+      const double bound = monotone ? c_floor_ : opt_.threshold(t_);
+      const double witness = witness_cost();
+      if (!(witness > bound)) return false;
+    }
+    evaluate();
+    if (!monotone) return z_ > opt_.threshold(t_);
+    if (!(z_ > c_floor_)) return false;
+    const double c = opt_.threshold(t_);
+    if (z_ > c) return true;
+    c_floor_ = c - 1e-12 * std::fabs(c);
+    return false;
+  }
+
+  // The arm to pull next (cached until the next update).
+  int select() {
+    if (selection_ >= 0) return selection_;
+    if (!initialised()) {
+      selection_ = least_pulled();
+      return selection_;
+    }
+    const int B = leader();
+    if (opt_.forced_exploration) {
+      const int a = least_pulled();
+      // N_a < sqrt(t / K)  <=>  N_a^2 K < t, decided in integers.
+      const auto n = static_cast<unsigned __int128>(N_[a]);
+      if (n * n * static_cast<unsigned>(K_) < static_cast<unsigned __int128>(t_)) {
+        selection_ = a;
+        return selection_;
+      }
+    }
+    // The challenger (hence the costs) is computed only when it is pulled.
+    if (opt_.rule == Rule::random) {
+      selection_ = rng_.uniform() <= opt_.beta ? B : challenger();
+    } else {
+      ++L_[B];
+      if (static_cast<double>(M_[B]) < opt_.beta * static_cast<double>(L_[B])) {
+        ++M_[B];
+        selection_ = B;
+      } else {
+        selection_ = challenger();
+      }
+    }
+    return selection_;
+  }
+
+  // Records one reward of `arm` (Bernoulli: 0 or 1; the caller checks).
+  [[gnu::always_inline]] inline void update(int arm, Sum reward) {
+    if (arm < 0 || arm >= K_)
+      throw invalid_argument("arm: expected an index in [0, " + std::to_string(K_) + "), got " + std::to_string(arm));
+    // The maximiser set changes only through `arm`: follow it unless a rescan is unavoidable.
+    const bool follow = maximisers_known_;
+    const bool was_max = follow && same_mean(arm, first_max_);
+    const Sum max_s = S_[first_max_];  // the largest mean before the update
+    const std::int64_t max_n = N_[first_max_];
+    const double max_own = own_[first_max_];
+    ++N_[arm];
+    S_[arm] += reward;
+    ++t_;
+    if (t_ >= direct_limit_) raise_direct_limit();
+    if (N_[arm] == 1) --unpulled_;
+    if (N_[arm] == opt_.min_pulls) --below_min_;
+    refresh_arm(arm);
+    if (follow) {
+      const int up = compare_with(arm, max_s, max_n, max_own);  // new mean of arm vs the old maximum
+      const bool gain = up > 0;                                 // arm alone above the old maximum
+      const bool join = up == 0 && !was_max;                    // arm reaches the old maximum
+      const bool leave = up < 0 && was_max;                     // arm drops below it
+      const bool rescan = leave && (n_max_ == 1 || first_max_ == arm);
+      n_max_ = gain ? 1 : n_max_ + static_cast<std::uint64_t>(join) - static_cast<std::uint64_t>(leave && !rescan);
+      first_max_ = gain || (join && arm < first_max_) ? arm : first_max_;
+      maximisers_known_ = !rescan;
+    }
+    leader_ = -1;
+    selection_ = -1;
+    evaluated_ = false;
+    if (arm == w_leader_ || (dirty_ != kClean && dirty_ != arm))
+      dirty_ = kAllDirty;
+    else
+      dirty_ = arm;
+  }
+
+ private:
+  // Sign of mu_hat_i - mu_hat_j; exact for Bernoulli arms (S_i N_j vs S_j N_i in integers: 64-bit
+  // products while every count is below 2^31, 128-bit ones after).
+  int compare(int i, int j) const {
+    if constexpr (kind == Arms::bernoulli) {
+      if (t_ < kSmallCounts) {
+        const std::int64_t lhs = S_[i] * N_[j], rhs = S_[j] * N_[i];
+        return (lhs > rhs) - (lhs < rhs);
+      }
+      const __int128 lhs = static_cast<__int128>(S_[i]) * N_[j];
+      const __int128 rhs = static_cast<__int128>(S_[j]) * N_[i];
+      return (lhs > rhs) - (lhs < rhs);
+    } else {
+      return (own_[i] > own_[j]) - (own_[i] < own_[j]);
+    }
+  }
+
+  // Sign of mu_hat_a - m, for m = s / n (Bernoulli arms) or m = own (Gaussian arms).
+  int compare_with(int a, Sum s, std::int64_t n, double own) const {
+    if constexpr (kind == Arms::bernoulli) {
+      (void)own;
+      if (t_ < kSmallCounts) {
+        const std::int64_t lhs = S_[a] * n, rhs = s * N_[a];
+        return (lhs > rhs) - (lhs < rhs);
+      }
+      const __int128 lhs = static_cast<__int128>(S_[a]) * n;
+      const __int128 rhs = static_cast<__int128>(s) * N_[a];
+      return (lhs > rhs) - (lhs < rhs);
+    } else {
+      (void)s;
+      (void)n;
+      return (own_[a] > own) - (own_[a] < own);
+    }
+  }
+
+  void find_maximisers() {
+    int best = 0;  // lowest index among the maximisers seen so far
+    std::uint64_t count = 1;
+    if constexpr (kind == Arms::bernoulli) {
+      if (t_ < kSmallCounts) {  // the same comparisons as compare(), in 64-bit products
+        const std::int64_t* N = N_.data();
+        const std::int64_t* S = S_.data();
+        for (int i = 1; i < K_; ++i) {
+          const std::int64_t lhs = S[i] * N[best], rhs = S[best] * N[i];
+          if (lhs > rhs) {
+            best = i;
+            count = 1;
+          } else if (lhs == rhs) {
+            ++count;
+          }
+        }
+        first_max_ = best;
+        n_max_ = count;
+        maximisers_known_ = true;
+        return;
+      }
+    }
+    for (int i = 1; i < K_; ++i) {
+      const int c = compare(i, best);
+      if (c > 0) {
+        best = i;
+        count = 1;
+      } else if (c == 0) {
+        ++count;
+      }
+    }
+    first_max_ = best;
+    n_max_ = count;
+    maximisers_known_ = true;
+  }
+
+  int least_pulled() const {
+    int a = 0;
+    for (int i = 1; i < K_; ++i)
+      if (N_[i] < N_[a]) a = i;
+    return a;
+  }
+
+  // While t < direct_limit_, every count indexes the tables directly (and fits 64-bit products).
+  void raise_direct_limit() {
+    const bool n_log_n_covered = n_log_n_.cover(t_);
+    const bool log_covered = log_n_.cover(t_);
+    if (n_log_n_covered && log_covered && t_ < kSmallCounts) {
+      direct_n_log_n_ = n_log_n_.data();
+      direct_log_ = log_n_.data();
+      direct_limit_ = std::min(std::min(n_log_n_.size(), log_n_.size()), kSmallCounts);
+    } else {
+      direct_limit_ = std::numeric_limits<std::int64_t>::max();  // never again
+      direct_n_log_n_ = direct_log_ = nullptr;
+    }
+  }
+
+  bool direct() const noexcept { return direct_n_log_n_ != nullptr; }
+
+  double table_n_log_n(std::int64_t n) { return direct() ? direct_n_log_n_[n] : n_log_n_(n); }
+
+  void refresh_arm(int a) {
+    log_count_[a] = direct() ? direct_log_[N_[a]] : log_n_(N_[a]);
+    if constexpr (kind == Arms::bernoulli) {
+      own_[a] = (table_n_log_n(N_[a]) - table_n_log_n(S_[a])) - table_n_log_n(N_[a] - S_[a]);  // G(S_a, N_a)
+    } else {
+      if (!(S_[a] - S_[a] == 0.0)) throw invalid_argument("reward: the sum of rewards of an arm overflowed");
+      own_[a] = S_[a] / static_cast<double>(N_[a]);  // empirical mean
+      inv_n_[a] = 1.0 / static_cast<double>(N_[a]);
+    }
+  }
+
+  // mu_hat_i == mu_hat_j, exactly.
+  bool same_mean(int i, int j) const {
+    if constexpr (kind == Arms::bernoulli) {
+      if (t_ < kSmallCounts) return S_[i] * N_[j] == S_[j] * N_[i];
+      return static_cast<__int128>(S_[i]) * N_[j] == static_cast<__int128>(S_[j]) * N_[i];
+    } else {
+      return own_[i] == own_[j];
+    }
+  }
+
+  // Transportation cost W(B, j) for the leader B (a maximiser, so mu_hat_B >= mu_hat_j: W is 0
+  // exactly when the means are equal).
+  double pair_cost(int B, int j) {
+    if constexpr (kind == Arms::bernoulli) {
+      if (same_mean(B, j)) return 0.0;
+      const std::int64_t n = N_[B] + N_[j];
+      const std::int64_t s = S_[B] + S_[j];
+      const double g = (table_n_log_n(n) - table_n_log_n(s)) - table_n_log_n(n - s);
+      const double w = (g - own_[B]) - own_[j];
+      return w < 0.0 ? 0.0 : w;
+    } else {
+      if (same_mean(B, j)) return 0.0;
+      const double d = own_[B] - own_[j];
+      return d * d / (two_sigma2_ * (inv_n_[B] + inv_n_[j]));
+    }
+  }
+
+  void refresh_cost(int B, int j) {
+    w_[j] = pair_cost(B, j);
+    penalised_[j] = opt_.challenger == Challenger::tci ? w_[j] + log_count_[j] : w_[j];
+  }
+
+  // Costs of the current leader (recomputing only those that changed), Z and the challenger.
+  // W(B, k), computed afresh, for the witness k of the current leader (+inf if there is none yet).
+  double witness_cost() {
+    const int B = leader();
+    if (B != w_leader_ || witness_ < 0) return std::numeric_limits<double>::infinity();
+    return pair_cost(B, witness_);
+  }
+
+  [[gnu::always_inline]] inline void evaluate() {
+    if (evaluated_) return;
+    const int B = leader();
+    if (B != w_leader_) {
+      dirty_ = kAllDirty;
+      w_leader_ = B;
+    }
+    if (dirty_ == kAllDirty) {
+      const bool done = refresh_all_fast(B);
+      if (!done)
+        for (int j = 0; j < K_; ++j)
+          if (j != B) refresh_cost(B, j);
+      w_[B] = penalised_[B] = std::numeric_limits<double>::infinity();  // never the minimum
+      dirty_ = kClean;
+      if (done) {
+        evaluated_ = true;
+        return;
+      }
+    } else if (dirty_ != kClean) {
+      refresh_cost(B, dirty_);
+    }
+    dirty_ = kClean;
+    // Z = min_j W and the lowest index of min_j penalised (two accumulators each, to shorten the
+    // dependency chains; min is exact, so the order does not matter).
+    const double* w = w_.data();
+    const double* penalised = penalised_.data();
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    double z0 = inf, z1 = inf, p0 = inf, p1 = inf;
+    int j = 0;
+    for (; j + 1 < K_; j += 2) {
+      z0 = w[j] < z0 ? w[j] : z0;
+      z1 = w[j + 1] < z1 ? w[j + 1] : z1;
+      p0 = penalised[j] < p0 ? penalised[j] : p0;
+      p1 = penalised[j + 1] < p1 ? penalised[j + 1] : p1;
+    }
+    if (j < K_) {
+      z0 = w[j] < z0 ? w[j] : z0;
+      p0 = penalised[j] < p0 ? penalised[j] : p0;
+    }
+    const double smallest = p1 < p0 ? p1 : p0;
+    int c = 0;
+    while (!(penalised[c] == smallest)) ++c;
+    z_ = z1 < z0 ? z1 : z0;
+    int k = 0;
+    while (!(w[k] == z_)) ++k;
+    challenger_ = c;
+    witness_ = k;
+    evaluated_ = true;
+  }
+
+  // All costs of a Bernoulli leader, with Z and the challenger, in one tight loop, when the tables
+  // are read directly (see raise_direct_limit); false (nothing done) otherwise.
+  bool refresh_all_fast(int B) {
+    if constexpr (kind != Arms::bernoulli) {
+      (void)B;
+      return false;
+    } else {
+      if (!direct()) return false;
+      const double* table = direct_n_log_n_;
+      const std::int64_t* N = N_.data();
+      const std::int64_t* S = S_.data();
+      const double* G = own_.data();
+      const double* log_count = log_count_.data();
+      double* w = w_.data();
+      double* penalised = penalised_.data();
+      const std::int64_t NB = N[B], SB = S[B];
+      const double GB = G[B];
+      const bool penalise = opt_.challenger == Challenger::tci;
+      double z = std::numeric_limits<double>::infinity();
+      double best = z;
+      int c = -1, k = -1;
+      for (int j = 0; j < K_; ++j) {
+        if (j == B) continue;
+        double wj = 0.0;
+        if (S[j] * NB != SB * N[j]) {  // same formula as pair_cost
+          const std::int64_t n = NB + N[j], s = SB + S[j];
+          const double g = (table[n] - table[s]) - table[n - s];
+          wj = (g - GB) - G[j];
+          wj = wj < 0.0 ? 0.0 : wj;
+        }
+        const double pj = penalise ? wj + log_count[j] : wj;
+        w[j] = wj;
+        penalised[j] = pj;
+        const bool lower = wj < z;
+        z = lower ? wj : z;
+        k = lower ? j : k;
+        const bool better = pj < best;  // strict: the lowest index wins ties
+        best = better ? pj : best;
+        c = better ? j : c;
+      }
+      z_ = z;
+      challenger_ = c;
+      witness_ = k;
+      return true;
+    }
+  }
+
+  Options opt_;
+  int K_;
+  Xoshiro256 rng_;
+  TableReader n_log_n_;
+  TableReader log_n_;
+
+  std::vector<std::int64_t> N_;
+  std::vector<Sum> S_;
+  std::vector<double> own_;        // Bernoulli: G(S_a, N_a); Gaussian: empirical mean
+  std::vector<double> inv_n_;      // Gaussian: 1 / N_a
+  std::vector<double> log_count_;  // log N_a
+  std::vector<std::int64_t> L_;    // tracking: rounds as leader
+  std::vector<std::int64_t> M_;    // tracking: pulls decided while leader
+  std::vector<double> w_;          // W(w_leader_, j) (+inf at j = w_leader_), up to date unless dirty_
+  std::vector<double> penalised_;  // W + log N_j (TCI) or W (TC)
+  std::int64_t t_ = 0;
+  int unpulled_;
+  int below_min_;
+  double two_sigma2_;
+
+  // The maximiser set of the current state: its lowest index and its size (when known).
+  bool maximisers_known_ = false;
+  int first_max_ = 0;
+  std::uint64_t n_max_ = 1;
+
+  static constexpr std::int64_t kSmallCounts = std::int64_t{1} << 31;
+  std::int64_t direct_limit_ = 0;
+  const double* direct_n_log_n_ = nullptr;
+  const double* direct_log_ = nullptr;
+  static constexpr int kClean = -1;     // every cached cost is current
+  static constexpr int kAllDirty = -2;  // every cached cost must be recomputed
+  int dirty_ = kAllDirty;  // otherwise: the one arm whose cost must be recomputed
+
+  int leader_ = -1;     // cached for the current state
+  int selection_ = -1;  // cached for the current state
+  int w_leader_ = -1;   // leader the cached costs refer to
+  int witness_ = -1;    // an arm attaining Z at the last full evaluation for w_leader_
+  bool evaluated_ = false;
+  double z_ = 0.0;
+  int challenger_ = -1;
+  double c_floor_ = -std::numeric_limits<double>::infinity();
+};
+
+}  // namespace paperkernels::toptwo

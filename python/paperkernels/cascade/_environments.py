@@ -1,0 +1,214 @@
+"""Built-in environments and a builder from an item x topic table plus item features (offline)."""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import _core
+from .._seed import SeedLike, as_seed
+from .._validation import as_array, as_choice
+from ._model import FEATURE_MAPS, LINKS, STATE_KINDS, TopicCascadeModel, check_n_topics
+from ._simulation import CascadeEnvironment
+
+_DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+def worked_example() -> CascadeEnvironment:
+    """The specification's worked example: L = 6, m = 3, K = 3, linear link, "set" states.
+
+    ``p(i | s) = x_i^T theta_x + sum_{c' in s} Gamma[tau(i), c']``; the optimal value is 0.754615
+    with cascade (0, 2, 4) or (0, 4, 2).
+    """
+    X = np.array([[1.0, 0.0], [0.8, 0.2], [0.2, 0.9], [0.6, 0.3], [0.1, 0.6], [0.3, 0.3]])
+    topics = np.array([0, 0, 1, 1, 2, 2])
+    gamma = np.array([[-0.20, 0.0, 0.05], [0.10, -0.15, 0.0], [0.25, 0.0, -0.10]])
+    model = TopicCascadeModel.from_parts(X, topics, [0.30, 0.25], gamma)
+    return CascadeEnvironment(model, 3, name="worked example")
+
+
+def _uniforms(seed: int, stream: int, shape: Tuple[int, ...]) -> np.ndarray:
+    return _core.random_uniform(seed, stream, int(np.prod(shape))).reshape(shape)
+
+
+def _default_gamma(seed: int, m: int) -> np.ndarray:
+    gamma = -0.05 + 0.20 * _uniforms(seed, 2, (m, m))
+    np.fill_diagonal(gamma, -0.10)
+    return gamma
+
+
+def _default_theta_x(seed: int, d_x: int) -> np.ndarray:
+    return 0.2 + 0.2 * _uniforms(seed, 1, (d_x,))
+
+
+def _normalise_rows(X: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
+
+
+def reference_environment(
+    seed: SeedLike = 0, *, n_items: int = 12, n_topics: int = 4, K: int = 3, n_features: int = 3
+) -> CascadeEnvironment:
+    """The specification's reference simulation environment.
+
+    L = 12 items with topic ``i mod 4``, K = 3, ``x_i ~ U[0, 1]^3`` normalised to unit length,
+    ``theta_x ~ U(0.2, 0.4)``, ``Gamma`` off-diagonal ``~ U(-0.05, 0.15)`` and diagonal -0.10,
+    linear link, "transition" features, "set" states. The draws use the package's own generator
+    (streams 0, 1, 2 of ``seed``), so an environment is the same on every platform.
+    """
+    seed = as_seed(seed)
+    X = _normalise_rows(_uniforms(seed, 0, (n_items, n_features)))
+    topics = np.arange(n_items) % n_topics
+    model = TopicCascadeModel.from_parts(X, topics, _default_theta_x(seed, n_features), _default_gamma(seed, n_topics))
+    return CascadeEnvironment(model, K, name=f"reference (seed {seed})")
+
+
+def environment_from_table(
+    topic_table: Any,
+    features: Any,
+    K: int,
+    *,
+    theta_x: Any = None,
+    gamma: Any = None,
+    assign: str = "argmax",
+    normalize: bool = True,
+    seed: SeedLike = 0,
+    feature_map: str = "transition",
+    link: str = "linear",
+    state: str = "set",
+    item_names: Optional[Sequence[str]] = None,
+    topic_names: Optional[Sequence[str]] = None,
+    name: str = "",
+) -> CascadeEnvironment:
+    """An environment from an item x topic table (e.g. MovieLens genres) and item features.
+
+    Parameters
+    ----------
+    topic_table : array of shape (L, m)
+        Non-negative weights (0/1 genre flags, scores, ...); every item needs a positive entry.
+    features : array of shape (L, d_x)
+        Item features.
+    K : int
+        Cascade length.
+    theta_x, gamma : arrays, optional
+        Model parameters; by default drawn as in the reference simulation (``theta_x ~ U(.2, .4)``;
+        for "transition", ``Gamma`` off-diagonal ``~ U(-.05, .15)``, diagonal -.10; for
+        "coverage", ``gamma ~ U(-.05, .15)``) from ``seed``.
+    assign : {"argmax", "rarest"}
+        One topic per item: the largest weight (ties: the first column), or the least frequent of
+        the item's topics (ties: the first column), which keeps small topics populated.
+    normalize : bool
+        Scale feature rows to unit length (the default parameter ranges assume it).
+    feature_map, link, state : str
+        As in :class:`TopicCascadeModel`.
+    """
+    table = as_array(topic_table, "topic_table", ndim=2, low=0.0)
+    X = as_array(features, "features", ndim=2)
+    if X.shape[0] != table.shape[0]:
+        raise ValueError(f"features: expected one row per item of topic_table ({table.shape[0]}), got {X.shape[0]}")
+    assign = as_choice(assign, "assign", ("argmax", "rarest"))
+    feature_map = as_choice(feature_map, "feature_map", FEATURE_MAPS)
+    link = as_choice(link, "link", LINKS)
+    state = as_choice(state, "state", STATE_KINDS)
+    m = check_n_topics(table.shape[1], state, name="topic_table")
+    empty = np.nonzero(~np.any(table > 0, axis=1))[0]
+    if empty.size:
+        raise ValueError(f"topic_table: item {int(empty[0])} has no topic (every row needs a positive weight)")
+    if assign == "argmax":
+        topics = np.argmax(table, axis=1)
+    else:
+        present = table > 0
+        frequency = present.sum(axis=0)
+        masked = np.where(present, frequency[None, :], np.iinfo(np.int64).max)
+        topics = np.argmin(masked, axis=1)
+    if normalize:
+        X = _normalise_rows(X)
+    seed = as_seed(seed)
+    tx = _default_theta_x(seed, X.shape[1]) if theta_x is None else as_array(theta_x, "theta_x", shape=(X.shape[1],))
+    if gamma is None:
+        g = _default_gamma(seed, m) if feature_map == "transition" else -0.05 + 0.20 * _uniforms(seed, 2, (m,))
+    else:
+        g = as_array(gamma, "gamma", shape=(m, m) if feature_map == "transition" else (m,))
+    model = TopicCascadeModel.from_parts(X, topics, tx, g, n_topics=m, features=feature_map, link=link, state=state)
+    return CascadeEnvironment(
+        model, K, name=name,
+        item_names=None if item_names is None else tuple(item_names),
+        topic_names=None if topic_names is None else tuple(topic_names),
+    )
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """Items with genres and numeric features, as read by :func:`read_catalogue`."""
+
+    titles: Tuple[str, ...]
+    topic_names: Tuple[str, ...]
+    topic_table: np.ndarray  # (L, m) 0/1
+    features: np.ndarray  # (L, d_x)
+    feature_names: Tuple[str, ...]
+
+    def environment(self, K: int, **kwargs: Any) -> CascadeEnvironment:
+        """:func:`environment_from_table` on this catalogue."""
+        kwargs.setdefault("item_names", self.titles)
+        kwargs.setdefault("topic_names", self.topic_names)
+        return environment_from_table(self.topic_table, self.features, K, **kwargs)
+
+
+def read_catalogue(
+    path: str, *, title_column: str = "title", genre_column: str = "genres", feature_columns: Optional[Sequence[str]] = None
+) -> Catalogue:
+    """Read a CSV of items: a title, pipe-separated genres (MovieLens style) and numeric features.
+
+    Lines starting with ``#`` are comments. ``feature_columns`` defaults to every column other
+    than the title, the genres and a column named ``item`` or ``movieId``. Genres become topics in
+    order of first appearance; ``(no genres listed)`` counts as no genre.
+    """
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = [r for r in csv.reader(line for line in handle if not line.startswith("#"))]
+    if not rows:
+        raise ValueError(f"path: {path} holds no header row")
+    header, body = rows[0], [r for r in rows[1:] if r]
+    for column in (title_column, genre_column):
+        if column not in header:
+            raise ValueError(f"{'title_column' if column == title_column else 'genre_column'}: no column {column!r} in {header}")
+    if feature_columns is None:
+        feature_columns = [h for h in header if h not in (title_column, genre_column, "item", "movieId")]
+    missing = [c for c in feature_columns if c not in header]
+    if missing:
+        raise ValueError(f"feature_columns: no column(s) {missing} in {header}")
+    if not body:
+        raise ValueError(f"path: {path} holds no items")
+    ti, gi = header.index(title_column), header.index(genre_column)
+    fi = [header.index(c) for c in feature_columns]
+    topic_names: list = []
+    genre_lists = []
+    for row in body:
+        genres = [g for g in row[gi].split("|") if g and g != "(no genres listed)"]
+        for g in genres:
+            if g not in topic_names:
+                topic_names.append(g)
+        genre_lists.append(genres)
+    table = np.zeros((len(body), len(topic_names)))
+    for i, genres in enumerate(genre_lists):
+        for g in genres:
+            table[i, topic_names.index(g)] = 1.0
+    try:
+        features = np.array([[float(row[j]) for j in fi] for row in body], dtype=np.float64).reshape(len(body), len(fi))
+    except ValueError as exc:
+        raise ValueError(f"feature_columns: non-numeric value in {path} ({exc})") from None
+    return Catalogue(
+        titles=tuple(row[ti] for row in body),
+        topic_names=tuple(topic_names),
+        topic_table=table,
+        features=features,
+        feature_names=tuple(feature_columns),
+    )
+
+
+def toy_catalogue() -> Catalogue:
+    """A tiny synthetic catalogue shipped with the package (24 items, 5 genres, 3 features)."""
+    return read_catalogue(os.path.join(_DATA, "catalogue.csv"))

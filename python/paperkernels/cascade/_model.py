@@ -1,0 +1,372 @@
+"""The topic-order click model, its state spaces and user-supplied click tables."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from .. import _core
+from .._validation import as_array, as_choice, as_int
+
+STATE_KINDS = ("set", "count", "last")
+FEATURE_MAPS = ("transition", "coverage")
+LINKS = ("linear", "logistic")
+
+#: Largest number of topics per state kind ("set"/"last": a 64-bit mask; "count": 4 bits per topic).
+MAX_TOPICS = {"set": 62, "count": 16, "last": 62}
+#: Largest cascade length accepted anywhere ("count" states allow at most 16).
+MAX_K = 64
+#: Default cap on the number of reachable states (planning memory grows with it).
+MAX_STATES = 2_000_000
+
+_KIND_CODE = {name: code for code, name in enumerate(STATE_KINDS)}
+_FEATURE_CODE = {name: code for code, name in enumerate(FEATURE_MAPS)}
+_LINK_CODE = {name: code for code, name in enumerate(LINKS)}
+
+
+def check_n_topics(n_topics: Any, state: str, name: str = "n_topics") -> int:
+    m = as_int(n_topics, name, low=1)
+    limit = MAX_TOPICS[state]
+    if m > limit:
+        raise ValueError(f"{name}: the {state!r} state kind allows at most {limit} topics, got {m}")
+    return m
+
+
+def check_K(K: Any, n_items: Optional[int] = None, state: str = "set") -> int:
+    K = as_int(K, "K", low=1, high=MAX_K)
+    if state == "count" and K > 16:
+        raise ValueError(f"K: the 'count' state kind allows K <= 16, got {K}")
+    if n_items is not None and K > n_items:
+        raise ValueError(f"K: expected K <= the number of items ({n_items}), got {K}")
+    return K
+
+
+def check_topics(topics: Any, n_items: Optional[int], n_topics: Optional[int], state: str) -> tuple:
+    """Topic array (int64) and the number of topics, validated against the state kind."""
+    t = as_array(topics, "topics", dtype=np.int64, ndim=1)
+    if n_items is not None and t.shape[0] != n_items:
+        raise ValueError(f"topics: expected one topic per item ({n_items}), got {t.shape[0]}")
+    if t.min() < 0:
+        raise ValueError(f"topics: expected non-negative topic indices, got {int(t.min())}")
+    m = int(t.max()) + 1 if n_topics is None else check_n_topics(n_topics, state)
+    if n_topics is None:
+        m = check_n_topics(m, state, name="topics")
+    if t.max() >= m:
+        raise ValueError(f"topics: expected values in [0, {m}) (n_topics = {m}), got {int(t.max())}")
+    return t, m
+
+
+def check_cascade(cascade: Any, n_items: int, K: Optional[int] = None) -> np.ndarray:
+    """A cascade: a 1-d array of distinct item indices."""
+    c = as_array(cascade, "cascade", dtype=np.int64, ndim=1)
+    if K is not None and c.shape[0] != K:
+        raise ValueError(f"cascade: expected {K} items, got {c.shape[0]}")
+    if c.min() < 0 or c.max() >= n_items:
+        raise ValueError(f"cascade: expected item indices in [0, {n_items}), got values in [{c.min()}, {c.max()}]")
+    values, counts = np.unique(c, return_counts=True)
+    if np.any(counts > 1):
+        raise ValueError(f"cascade: expected distinct items, item {int(values[counts > 1][0])} appears twice")
+    return c
+
+
+def cascade_value(probs: Sequence[float]) -> float:
+    """R = 1 - prod(1 - p_k), evaluated as V_k = p_k + (1 - p_k) V_{k+1} from the last position."""
+    v = 0.0
+    for p in reversed(list(probs)):
+        v = p + (1.0 - p) * v
+    return float(v)
+
+
+class StateSpace:
+    """The states reachable before positions 1..K, in the column order of every click table.
+
+    A state is described by its topic vector ``z`` (length ``n_topics``): for ``"set"`` the 0/1
+    indicator of the topics shown above, for ``"count"`` how many items of each topic were shown,
+    for ``"last"`` the one-hot of the previous item's topic (all zeros before the first position).
+    States are listed breadth first: by the least number of items needed to reach them, then by
+    the order in which one more topic (ascending) reaches them. The space for a smaller K is a
+    prefix of the space for a larger one.
+
+    Parameters
+    ----------
+    n_topics : int
+        Number of topics m (``"set"``/``"last"``: at most 62; ``"count"``: at most 16).
+    K : int
+        Cascade length; the states needing at most K - 1 items are listed.
+    kind : {"set", "count", "last"}
+    max_states : int
+        Refuse larger spaces (ValueError) instead of exhausting memory.
+    """
+
+    def __init__(self, n_topics: int, K: int, kind: str = "set", *, max_states: int = MAX_STATES) -> None:
+        self.kind = as_choice(kind, "state", STATE_KINDS)
+        self.n_topics = check_n_topics(n_topics, self.kind)
+        self.K = check_K(K, state=self.kind)
+        self.max_states = as_int(max_states, "max_states", low=1)
+        raw = _core.cascade_state_space(_KIND_CODE[self.kind], self.n_topics, self.K, self.max_states)
+        #: (S, m) topic vectors of the states.
+        self.vectors: np.ndarray = raw["vectors"]
+        #: (S,) least number of items shown to reach each state.
+        self.depth: np.ndarray = raw["depth"]
+        #: (S, m) index of the state after showing an item of each topic (-1: needs K or more items).
+        self.next: np.ndarray = raw["next"]
+        self._index = {tuple(v): s for s, v in enumerate(self.vectors.tolist())}
+
+    def __len__(self) -> int:
+        return int(self.vectors.shape[0])
+
+    def __repr__(self) -> str:
+        return f"StateSpace(n_topics={self.n_topics}, K={self.K}, kind={self.kind!r}, states={len(self)})"
+
+    def index(self, vector: Any) -> int:
+        """Column of the state with topic vector ``vector``; ValueError if it is not in the space."""
+        z = as_array(vector, "vector", dtype=np.int64, shape=(self.n_topics,), allow_empty=True)
+        try:
+            return self._index[tuple(z.tolist())]
+        except KeyError:
+            raise ValueError(f"vector: {z.tolist()} is not a {self.kind!r} state reachable with K = {self.K}") from None
+
+
+def _next_vector(z: np.ndarray, topic: int, kind: str) -> np.ndarray:
+    z = z.copy()
+    if kind == "set":
+        z[topic] = 1
+    elif kind == "count":
+        z[topic] += 1
+    else:
+        z[:] = 0
+        z[topic] = 1
+    return z
+
+
+def check_state_vectors(states: Any, n_topics: int, kind: str) -> np.ndarray:
+    z = as_array(states, "states", dtype=np.int64, allow_empty=True)
+    if z.ndim == 0 or z.shape[-1] != n_topics:
+        raise ValueError(f"states: expected topic vectors of length n_topics = {n_topics} on the last axis, got shape {z.shape}")
+    if z.size and z.min() < 0:
+        raise ValueError("states: expected non-negative topic vectors")
+    if kind == "set" and z.size and z.max() > 1:
+        raise ValueError("states: 'set' state vectors hold 0/1 indicators")
+    if kind == "last" and z.size and (z.max() > 1 or np.any(z.sum(axis=-1) > 1)):
+        raise ValueError("states: 'last' state vectors are one-hot (or all zero before the first position)")
+    return z
+
+
+class TopicCascadeModel:
+    """Click model whose probabilities depend on the item and on the topics shown above it.
+
+    ``p(i | s) = mu(phi(i, s)^T theta)`` with ``phi(i, s) = [x_i ; topic block]``, where only the
+    block of the item's topic ``c = topics[i]`` is non-zero:
+
+    * ``features="transition"`` (default): block ``c`` holds the state's topic vector ``z(s)``, so
+      ``theta = [theta_x ; vec(Gamma)]`` (row-major, ``m * m`` entries) and the topic part is
+      ``sum_c' Gamma[c, c'] z_c'(s)``: ``Gamma[c, c']`` is the additive effect on a topic-``c``
+      item of topic ``c'`` shown above. ``d = d_x + m**2``.
+    * ``features="coverage"``: block ``c`` is one entry, 1 if topic ``c`` is absent from the state
+      (a novelty bonus ``gamma[c]``). ``d = d_x + m``.
+
+    The feature map is a reconstruction from the cascading-bandit literature (CascadeLinUCB,
+    CascadeLSB/CascadeHybrid topic coverage); the paper's exact map is not published.
+
+    Parameters
+    ----------
+    X : array of shape (L, d_x)
+        Item features.
+    topics : int array of shape (L,)
+        Topic of each item, in ``[0, n_topics)``.
+    theta : array of shape (d,)
+        Parameters in the layout above.
+    n_topics : int, optional
+        Number of topics m (default ``max(topics) + 1``).
+    link : {"linear", "logistic"}
+        ``"linear"``: identity clipped to [0, 1]; ``"logistic"``: the sigmoid.
+    features : {"transition", "coverage"}
+    state : {"set", "count", "last"}
+        What the state remembers of the topics shown above (see :class:`StateSpace`).
+    """
+
+    def __init__(
+        self,
+        X: Any,
+        topics: Any,
+        theta: Any,
+        *,
+        n_topics: Optional[int] = None,
+        link: str = "linear",
+        features: str = "transition",
+        state: str = "set",
+    ) -> None:
+        self.link = as_choice(link, "link", LINKS)
+        self.features = as_choice(features, "features", FEATURE_MAPS)
+        self.state = as_choice(state, "state", STATE_KINDS)
+        self.X = as_array(X, "X", ndim=2)
+        self.topics, self.n_topics = check_topics(topics, self.X.shape[0], n_topics, self.state)
+        self.theta = as_array(theta, "theta", ndim=1, shape=(self.dim,))
+        for a in (self.X, self.topics, self.theta):
+            a.setflags(write=False)
+
+    @classmethod
+    def from_parts(cls, X: Any, topics: Any, theta_x: Any, gamma: Any, **kwargs: Any) -> "TopicCascadeModel":
+        """Model from ``theta_x`` (d_x,) and ``gamma``: (m, m) for ``"transition"``, (m,) for ``"coverage"``."""
+        features = kwargs.get("features", "transition")
+        theta_x = as_array(theta_x, "theta_x", ndim=1)
+        g = as_array(gamma, "gamma", ndim=2 if features == "transition" else 1)
+        if features == "transition" and g.shape[0] != g.shape[1]:
+            raise ValueError(f"gamma: expected a square (m, m) matrix, got shape {g.shape}")
+        kwargs.setdefault("n_topics", g.shape[0])
+        return cls(X, topics, np.concatenate([theta_x, g.ravel()]), **kwargs)
+
+    # -- sizes and parameter views ------------------------------------------------------------
+    @property
+    def n_items(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def dim(self) -> int:
+        """Length d of phi and theta."""
+        block = self.n_topics if self.features == "transition" else 1
+        return self.n_features + self.n_topics * block
+
+    @property
+    def theta_x(self) -> np.ndarray:
+        return self.theta[: self.n_features]
+
+    @property
+    def gamma(self) -> np.ndarray:
+        """Topic parameters: (m, m) for ``"transition"``, (m,) for ``"coverage"``."""
+        rest = self.theta[self.n_features :]
+        return rest.reshape(self.n_topics, self.n_topics) if self.features == "transition" else rest
+
+    def __repr__(self) -> str:
+        return (
+            f"TopicCascadeModel(L={self.n_items}, d_x={self.n_features}, m={self.n_topics}, link={self.link!r}, "
+            f"features={self.features!r}, state={self.state!r})"
+        )
+
+    # -- states --------------------------------------------------------------------------------
+    def state_space(self, K: int, *, max_states: int = MAX_STATES) -> StateSpace:
+        return StateSpace(self.n_topics, K, self.state, max_states=max_states)
+
+    def state_after(self, items: Any) -> np.ndarray:
+        """Topic vector of the state after showing ``items`` (in order); ``[]`` gives the empty state."""
+        shown = as_array(items, "items", dtype=np.int64, ndim=1, allow_empty=True)
+        if shown.size and (shown.min() < 0 or shown.max() >= self.n_items):
+            raise ValueError(f"items: expected item indices in [0, {self.n_items})")
+        z = np.zeros(self.n_topics, dtype=np.int64)
+        for i in shown.tolist():
+            z = _next_vector(z, int(self.topics[i]), self.state)
+        return z
+
+    # -- probabilities and values --------------------------------------------------------------
+    def click_prob(self, items: Any, states: Any) -> np.ndarray:
+        """Click probabilities ``p(i | s)``.
+
+        Parameters
+        ----------
+        items : int or int array
+            Item indices.
+        states : int array of shape (..., n_topics)
+            Topic vectors of the states (see :class:`StateSpace`), broadcast against ``items``.
+        """
+        # as_array returns at least 1-d arrays: restore a scalar's shape.
+        i = as_array(items, "items", dtype=np.int64, allow_empty=True).reshape(np.shape(items))
+        if i.size and (i.min() < 0 or i.max() >= self.n_items):
+            raise ValueError(f"items: expected item indices in [0, {self.n_items})")
+        z = check_state_vectors(states, self.n_topics, self.state)
+        try:
+            shape = np.broadcast_shapes(i.shape, z.shape[:-1])
+        except ValueError:
+            raise ValueError(f"items, states: shapes {i.shape} and {z.shape[:-1]} (+ topic axis) do not broadcast") from None
+        i = np.broadcast_to(i, shape)
+        z = np.broadcast_to(z, shape + (self.n_topics,))
+        c = self.topics[i]
+        eta = self.X[i] @ self.theta_x
+        if self.features == "transition":
+            eta = eta + np.sum(self.gamma[c] * z, axis=-1)
+        else:
+            novel = np.take_along_axis(z, c[..., None], axis=-1)[..., 0] == 0
+            eta = eta + self.gamma[c] * novel
+        if self.link == "linear":
+            return np.clip(eta, 0.0, 1.0)
+        return 1.0 / (1.0 + np.exp(-eta))
+
+    def position_probs(self, cascade: Any) -> np.ndarray:
+        """Click probability at each position of ``cascade`` given the items above it."""
+        c = check_cascade(cascade, self.n_items)
+        z = np.zeros(self.n_topics, dtype=np.int64)
+        out = np.empty(c.shape[0])
+        for k, item in enumerate(c.tolist()):
+            out[k] = float(self.click_prob(item, z))
+            z = _next_vector(z, int(self.topics[item]), self.state)
+        return out
+
+    def value(self, cascade: Any) -> float:
+        """Probability of a click on ``cascade``: R(A) = 1 - prod_k (1 - p(a_k | s_k))."""
+        return cascade_value(self.position_probs(cascade))
+
+    def click_table(self, K: int, *, max_states: int = MAX_STATES) -> np.ndarray:
+        """Click probabilities of every item in every state of ``state_space(K)``: shape (L, S)."""
+        K = check_K(K, self.n_items, self.state)
+        return _core.cascade_click_table(
+            self.X, self.topics, self.theta, _FEATURE_CODE[self.features], _LINK_CODE[self.link],
+            _KIND_CODE[self.state], self.n_topics, K, max_states,
+        )
+
+
+class ClickTable:
+    """User-supplied click probabilities ``P[item, state]`` for planning.
+
+    Parameters
+    ----------
+    probabilities : array of shape (L, S)
+        Probabilities in [0, 1]; column ``s`` is state ``s`` of ``StateSpace(n_topics, K, state)``
+        (S must equal the size of that space).
+    topics : int array of shape (L,)
+    K : int
+        Longest cascade the table serves (its columns cover the states before positions 1..K).
+    state : {"set", "count", "last"}
+    n_topics : int, optional
+        Default ``max(topics) + 1``.
+    """
+
+    def __init__(self, probabilities: Any, topics: Any, K: int, *, state: str = "set", n_topics: Optional[int] = None) -> None:
+        self.state = as_choice(state, "state", STATE_KINDS)
+        P = as_array(probabilities, "probabilities", ndim=2, low=0.0, high=1.0)
+        self.topics, self.n_topics = check_topics(topics, P.shape[0], n_topics, self.state)
+        self.K = check_K(K, P.shape[0], self.state)
+        self.space = StateSpace(self.n_topics, self.K, self.state)
+        if P.shape[1] != len(self.space):
+            raise ValueError(
+                f"probabilities: expected {len(self.space)} columns (the {self.state!r} states for "
+                f"n_topics = {self.n_topics}, K = {self.K}), got {P.shape[1]}"
+            )
+        self.probabilities = P
+        for a in (self.probabilities, self.topics):
+            a.setflags(write=False)
+
+    @property
+    def n_items(self) -> int:
+        return int(self.probabilities.shape[0])
+
+    def __repr__(self) -> str:
+        return f"ClickTable(L={self.n_items}, m={self.n_topics}, K={self.K}, state={self.state!r})"
+
+    def position_probs(self, cascade: Any) -> np.ndarray:
+        c = check_cascade(cascade, self.n_items)
+        if c.shape[0] > self.K:
+            raise ValueError(f"cascade: this table covers cascades of length <= {self.K}, got {c.shape[0]}")
+        out = np.empty(c.shape[0])
+        s = 0
+        for k, item in enumerate(c.tolist()):
+            out[k] = self.probabilities[item, s]
+            if k + 1 < c.shape[0]:
+                s = int(self.space.next[s, self.topics[item]])
+        return out
+
+    def value(self, cascade: Any) -> float:
+        return cascade_value(self.position_probs(cascade))

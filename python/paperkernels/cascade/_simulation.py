@@ -1,0 +1,253 @@
+"""The bandit loop in C++: several learners, common random clicks, several runs in parallel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import _core
+from .._seed import SeedLike, as_seed
+from .._validation import as_choice, as_float, as_int, as_n_threads
+from ._learners import CascadeLearner
+from ._model import _KIND_CODE, MAX_STATES, TopicCascadeModel, check_K
+from ._planning import Plan, plan
+
+
+@dataclass(frozen=True)
+class CascadeEnvironment:
+    """A true click model and the cascade length shown to the user.
+
+    Attributes
+    ----------
+    model : TopicCascadeModel
+        Generates the clicks; learners see its ``X`` and ``topics``.
+    K : int
+    name : str
+    item_names, topic_names : tuple of str, optional
+        Labels for reports (e.g. from a catalogue).
+    """
+
+    model: TopicCascadeModel
+    K: int
+    name: str = ""
+    item_names: Optional[Tuple[str, ...]] = None
+    topic_names: Optional[Tuple[str, ...]] = None
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, TopicCascadeModel):
+            raise TypeError(f"model: expected a TopicCascadeModel, got {type(self.model).__name__}")
+        object.__setattr__(self, "K", check_K(self.K, self.model.n_items, self.model.state))
+
+    @property
+    def click_table(self) -> np.ndarray:
+        """True click probabilities (L, S) over ``model.state_space(K)``."""
+        if "table" not in self._cache:
+            self._cache["table"] = self.model.click_table(self.K)
+        return self._cache["table"]
+
+    @property
+    def optimal(self) -> Plan:
+        """The optimal cascade A* and R(A*) (exact planner)."""
+        if "optimal" not in self._cache:
+            self._cache["optimal"] = plan(self.model, self.K, "exact")
+        return self._cache["optimal"]
+
+    def clicks(self, uniforms: np.ndarray, cascade: Any) -> Optional[int]:
+        """First click on ``cascade`` for uniforms u[item] (click iff u < p), None if none."""
+        probs = self.model.position_probs(cascade)
+        u = np.asarray(uniforms)[np.asarray(cascade)]
+        hits = np.nonzero(u < probs)[0]
+        return int(hits[0]) if hits.size else None
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Output of :func:`simulate`.
+
+    Attributes
+    ----------
+    regret : array of shape (n_learners, n_seeds, T)
+        Expected regret R(A*) - R(A_t) of every round (not cumulated).
+    names : list of str
+        Learner names, in the order of ``learners``.
+    optimal_cascade, optimal_value
+        A* and R(A*).
+    cascades : int32 array (n_learners, n_seeds, T, K) or None
+        The cascades shown (``record=True``).
+    first_clicks : int8 array (n_learners, n_seeds, T) or None
+        Position of the first click, -1 for none (``record=True``).
+    seed : int
+        The 64-bit seed used (run r draws its clicks from stream r of it).
+    """
+
+    regret: np.ndarray
+    names: List[str]
+    optimal_cascade: np.ndarray
+    optimal_value: float
+    seed: int
+    cascades: Optional[np.ndarray] = None
+    first_clicks: Optional[np.ndarray] = None
+
+    @property
+    def cumulative_regret(self) -> np.ndarray:
+        """Cumulative expected regret, shape (n_learners, n_seeds, T)."""
+        return np.cumsum(self.regret, axis=-1)
+
+    @property
+    def final_regret(self) -> np.ndarray:
+        """Cumulative regret after the last round, shape (n_learners, n_seeds)."""
+        return self.regret.sum(axis=-1)
+
+    def summary(self) -> List[Tuple[str, float, float]]:
+        """(name, mean, standard error) of the final cumulative regret of each learner."""
+        final = self.final_regret
+        n = final.shape[1]
+        sem = final.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.full(final.shape[0], np.nan)
+        return [(name, float(m), float(s)) for name, m, s in zip(self.names, final.mean(axis=1), sem)]
+
+
+def simulate(
+    env: CascadeEnvironment,
+    learners: Sequence[CascadeLearner],
+    T: int,
+    n_seeds: int = 1,
+    seed: SeedLike = None,
+    n_threads: Optional[int] = None,
+    *,
+    record: bool = False,
+    first_run: int = 0,
+) -> SimulationResult:
+    """Run every learner for T rounds on ``env``, in ``n_seeds`` independent runs.
+
+    The whole loop runs in C++ with the GIL released, runs in parallel threads. Every learner of a
+    run faces the same random clicks (common random numbers): round t draws u[t, i] ~ U(0, 1) for
+    every item i (stream r of ``seed`` for run r), and position k of a cascade is clicked iff
+    ``u[t, a_k] < p(a_k | s_k)``; the user stops at the first click. Learners start from scratch in
+    every run (their own stepping state is not used). Results depend only on ``(seed, run)``: they
+    are identical for any ``n_threads``.
+
+    Parameters
+    ----------
+    env : CascadeEnvironment
+    learners : sequence of learners
+        Instances of :class:`TopicCascadeUCB`, :class:`CascadeLinUCB`, :class:`CascadeUCB1`,
+        :class:`CascadeKLUCB`, :class:`RandomCascade`. Missing dimensions are taken from ``env``.
+    T : int
+        Rounds per run.
+    n_seeds : int
+        Independent runs.
+    seed : None, int or numpy.random.Generator
+    n_threads : int, optional
+        None or -1: all cores.
+    record : bool
+        Keep the cascades shown and the first clicks.
+    first_run : int
+        Index of the first run: runs ``first_run .. first_run + n_seeds - 1`` are simulated, so a
+        study split into consecutive ranges of runs (see :mod:`paperkernels.distributed`) equals
+        the single call.
+
+    Returns
+    -------
+    SimulationResult
+        ``regret`` of shape (n_learners, n_seeds, T): expected regret R(A*) - R(A_t) per round.
+    """
+    if not isinstance(env, CascadeEnvironment):
+        raise TypeError(f"env: expected a CascadeEnvironment, got {type(env).__name__}")
+    learners = list(learners)
+    if not learners:
+        raise ValueError("learners: expected at least one learner")
+    for j, learner in enumerate(learners):
+        if not isinstance(learner, CascadeLearner):
+            raise TypeError(f"learners[{j}]: expected a cascade learner, got {type(learner).__name__}")
+    T = as_int(T, "T", low=1)
+    n_seeds = as_int(n_seeds, "n_seeds", low=1)
+    first_run = as_int(first_run, "first_run", low=0, high=2**32 - n_seeds)
+    seed_value = as_seed(seed)
+    threads = as_n_threads(n_threads)
+    model = env.model
+    if record and len(learners) * n_seeds * T * env.K > 500_000_000:
+        raise ValueError("record: the recorded cascades would exceed 500 million entries; lower T or n_seeds")
+    specs = [l._spec(env.K, model.n_topics, model.n_features) for l in learners]
+    optimal = env.optimal
+    regret, cascades, clicks = _core.cascade_simulate(
+        model.X, model.topics, env.click_table, _KIND_CODE[model.state], model.n_topics, env.K,
+        optimal.value, specs, T, n_seeds, seed_value, threads, bool(record), MAX_STATES, first_run,
+    )
+    return SimulationResult(
+        regret=regret,
+        names=[l.name for l in learners],
+        optimal_cascade=optimal.cascade,
+        optimal_value=optimal.value,
+        seed=seed_value,
+        cascades=cascades,
+        first_clicks=clicks,
+    )
+
+
+def click_uniforms(seed: int, run: int, T: int, n_items: int) -> np.ndarray:
+    """The common random numbers u[t, i] of run ``run`` of a simulation with 64-bit ``seed``."""
+    return _core.random_uniform(as_seed(seed), as_int(run, "run", low=0), as_int(T, "T", low=0) * n_items).reshape(T, n_items)
+
+
+def plot_regret(
+    result: SimulationResult,
+    ax: Any = None,
+    *,
+    band: str = "sem",
+    width: float = 1.96,
+    cumulative: bool = True,
+    every: Optional[int] = None,
+) -> Any:
+    """Mean regret curves with a shaded band, one per learner (needs matplotlib).
+
+    Parameters
+    ----------
+    result : SimulationResult
+    ax : matplotlib Axes, optional
+        Drawn on a new figure if omitted.
+    band : {"sem", "std", "quantile", "none"}
+        ``"sem"``: mean +- width standard errors; ``"std"``: +- width standard deviations;
+        ``"quantile"``: the 10% to 90% quantiles over runs.
+    width : float
+        Multiplier for ``"sem"`` and ``"std"``.
+    cumulative : bool
+        Cumulative regret (default) or regret per round.
+    every : int, optional
+        Plot every ``every``-th round (default: about 1000 points).
+
+    Returns
+    -------
+    The Axes.
+    """
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("plot_regret needs matplotlib: pip install 'paperkernels[plot]'") from exc
+    band = as_choice(band, "band", ("sem", "std", "quantile", "none"))
+    width = as_float(width, "width", low=0.0)
+    curves = result.cumulative_regret if cumulative else result.regret
+    T = curves.shape[-1]
+    step = as_int(every, "every", low=1) if every is not None else max(1, T // 1000)
+    rounds = np.arange(1, T + 1)[::step]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 4.0))
+    for name, runs in zip(result.names, curves):
+        runs = runs[:, ::step]
+        mean = runs.mean(axis=0)
+        (line,) = ax.plot(rounds, mean, label=name)
+        n = runs.shape[0]
+        if band == "none" or n < 2:
+            continue
+        if band == "quantile":
+            low, high = np.quantile(runs, [0.1, 0.9], axis=0)
+        else:
+            spread = runs.std(axis=0, ddof=1) / (np.sqrt(n) if band == "sem" else 1.0)
+            low, high = mean - width * spread, mean + width * spread
+        ax.fill_between(rounds, low, high, color=line.get_color(), alpha=0.2, linewidth=0)
+    ax.set_xlabel("round")
+    ax.set_ylabel("cumulative expected regret" if cumulative else "expected regret per round")
+    ax.legend(loc="upper left", fontsize="small")
+    return ax

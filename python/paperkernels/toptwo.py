@@ -1,0 +1,677 @@
+"""Fixed-confidence best-arm identification with the beta-EB-TCI top-two sampling rule.
+
+Implements the Top Two algorithm of Jourdan, Degenne, Baudry, de Heide and Kaufmann, "Top Two
+Algorithms Revisited" (NeurIPS 2022), with the Empirical-Best leader and the Transportation-Cost-
+Improved challenger, for Bernoulli arms (as analysed in "Sharp Non-Asymptotic Analysis of the
+Penalized Challenger in beta-EB-TCI for Bernoulli Bandits") and Gaussian arms of known variance.
+
+One step, after every arm has been pulled ``min_pulls`` times (round robin in index order):
+
+1. Leader ``B = argmax_a mu_hat_a``, compared exactly in integers for Bernoulli arms
+   (``S_i N_j > S_j N_i``); ties go to a uniformly random maximiser (``tie_break="random"``) or the
+   lowest index (``"first"``).
+2. Transportation costs ``W(B, j)``; for Bernoulli arms in the log-free form
+   ``G(S_B+S_j, N_B+N_j) - G(S_B, N_B) - G(S_j, N_j)`` with ``G(s, n) = n log n - s log s - (n-s) log(n-s)``.
+3. Stop when ``Z = min_j W(B, j) > c(t, delta)`` (strictly) and recommend ``B``.
+4. Optional forced exploration: if ``min_a N_a < sqrt(t / K)`` (decided in integers as
+   ``N_a^2 K < t``), pull the least-pulled arm (lowest index on ties). This is our reading of the
+   papers' O(sqrt(Kt)) forced-exploration rule.
+5. Challenger ``C = argmin_{j != B} W(B, j) + log N_j`` (TCI) or ``W(B, j)`` (TC), lowest index on ties.
+6. Pull ``B`` or ``C``: ``rule="random"`` pulls ``B`` when ``U <= beta`` for ``U ~ Uniform[0, 1)``;
+   ``rule="tracking"`` increments ``L_B`` (rounds led by ``B``) and pulls ``B`` iff ``M_B < beta L_B``
+   (strict; ``M_B`` counts the pulls of ``B`` decided while it led, and is then incremented).
+
+Thresholds ``c(t, delta)`` (``threshold=``):
+
+- ``"gk16"`` (default): ``log((1 + log t) / delta)``, the heuristic of Garivier & Kaufmann (2016)
+  used in the papers' experiments. **Not proven delta-correct.**
+- ``"union"``: ``log(2 t (K - 1) / delta)``; delta-correct for Bernoulli arms (Garivier & Kaufmann
+  2016, Proposition 12).
+- ``"kk21"``: ``2 C_exp(log((K-1)/delta) / 2) + 6 log(1 + log(t/2))``, the threshold built on
+  Kaufmann & Koolen (2021)'s concentration bound, whose delta-correctness is stated with the exact
+  function ``C_exp``. We evaluate ``C_exp`` by the closed-form approximation
+  ``C_exp(x) ~= x + 4 log(1 + x + sqrt(2 x))``, not the exact function, so the guarantee carries
+  over only as far as that approximation does (it exceeds the asymptotic ``x + log x``; we have not
+  proved it is an upper bound everywhere).
+- an array ``c`` (entry ``c[t]`` is used at time ``t``) or a callable ``c(t, delta)`` evaluated once,
+  vectorised, on ``t = 0, 1, ...``: never called per step.
+
+Randomness. Run ``r`` of a seed draws its rewards from stream ``2r`` and its decisions (leader
+tie-breaks, the uniform of ``rule="random"``) from stream ``2r + 1`` of the shared xoshiro256**
+generator, so :func:`identify` is run 0 of :func:`run_many` and results never depend on the number
+of threads. :class:`TopTwo` uses the decision stream of run 0: fed the rewards of
+``identify(mu, seed=s)``, ``TopTwo(..., seed=s)`` selects the same arms and stops at the same time.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core
+from ._seed import SeedLike, as_seed
+from ._validation import as_array, as_choice, as_float, as_int, as_n_threads
+
+__all__ = [
+    "TopTwo",
+    "TopTwoState",
+    "Episode",
+    "Runs",
+    "CharacteristicTime",
+    "identify",
+    "run_many",
+    "characteristic_time",
+    "kl_bernoulli",
+    "transportation_cost",
+    "stopping_threshold",
+]
+
+CHALLENGERS = ("TCI", "TC")
+RULES = ("random", "tracking")
+ARMS = ("bernoulli", "gaussian")
+TIE_BREAKS = ("random", "first")
+THRESHOLDS = ("gk16", "union", "kk21")
+
+#: Default cap on the number of pulls of one episode (a guard against instances that never stop).
+DEFAULT_MAX_STEPS = 100_000_000
+MAX_STEPS_LIMIT = 2**62
+
+ThresholdLike = Union[str, np.ndarray, Sequence[float], Callable[[np.ndarray, float], Any]]
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class Episode:
+    """Outcome of one simulated episode (:func:`identify`).
+
+    Attributes
+    ----------
+    recommendation : int
+        Arm recommended at stopping (the empirical leader).
+    tau : int
+        Stopping time: total number of pulls.
+    N, S : numpy.ndarray
+        Pulls and reward sums per arm at stopping (``S`` holds success counts for Bernoulli arms).
+    hit_max_steps : bool
+        True if the episode was cut at ``max_steps`` before the stopping rule fired.
+    arms, rewards : numpy.ndarray or None
+        With ``record=True``: the arm pulled and the reward seen at each of the ``tau`` steps.
+    """
+
+    recommendation: int
+    tau: int
+    N: np.ndarray
+    S: np.ndarray
+    hit_max_steps: bool
+    arms: Optional[np.ndarray] = None
+    rewards: Optional[np.ndarray] = None
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Outcomes of ``n_runs`` independent episodes (:func:`run_many`).
+
+    Attributes
+    ----------
+    tau : numpy.ndarray of int64, shape (n_runs,)
+    recommendation : numpy.ndarray of int64, shape (n_runs,)
+    N, S : numpy.ndarray, shape (n_runs, K)
+    hit_max_steps : numpy.ndarray of bool, shape (n_runs,)
+    best : int
+        Index of the true best arm.
+    """
+
+    tau: np.ndarray
+    recommendation: np.ndarray
+    N: np.ndarray
+    S: np.ndarray
+    hit_max_steps: np.ndarray
+    best: int
+
+    @property
+    def n_runs(self) -> int:
+        return int(self.tau.shape[0])
+
+    @property
+    def mean_tau(self) -> float:
+        """Average stopping time."""
+        return float(self.tau.mean())
+
+    @property
+    def se_tau(self) -> float:
+        """Standard error of :attr:`mean_tau` (0 for a single run)."""
+        return float(self.tau.std(ddof=1) / math.sqrt(self.n_runs)) if self.n_runs > 1 else 0.0
+
+    @property
+    def error_rate(self) -> float:
+        """Fraction of runs that recommended a wrong arm."""
+        return float(np.mean(self.recommendation != self.best))
+
+
+@dataclass(frozen=True)
+class CharacteristicTime:
+    """``T*_beta`` (or ``T*``) and the optimal weights; unpacks as ``T, weights = ...``.
+
+    Attributes
+    ----------
+    T : float
+        The characteristic time: ``T*_beta(mu)`` for a given ``beta``, else ``T*(mu)``.
+    weights : numpy.ndarray
+        The optimal allocation (sums to 1; the best arm's entry is ``beta``).
+    beta : float
+        The best arm's weight: the given ``beta``, or the optimal ``beta*``.
+    best : int
+        Index of the best arm.
+    """
+
+    T: float
+    weights: np.ndarray
+    beta: float
+    best: int
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.T, self.weights))
+
+
+@dataclass(frozen=True)
+class TopTwoState:
+    """Snapshot of a :class:`TopTwo` sampler (see :meth:`TopTwo.state`).
+
+    ``leader``, ``challenger``, ``W``, ``Z``, ``threshold`` and ``should_stop`` are None until every
+    arm has ``min_pulls`` pulls. ``W[j]`` is ``W(leader, j)`` (0 for the leader itself); ``L`` and ``M``
+    are the tracking counters (zero under ``rule="random"``).
+    """
+
+    t: int
+    N: np.ndarray
+    S: np.ndarray
+    L: np.ndarray
+    M: np.ndarray
+    initialised: bool
+    leader: Optional[int] = None
+    challenger: Optional[int] = None
+    W: Optional[np.ndarray] = None
+    Z: Optional[float] = None
+    threshold: Optional[float] = None
+    should_stop: Optional[bool] = None
+
+
+# --------------------------------------------------------------------------------------------
+# Validation
+
+
+def _check_mu(mu: Any, arms: str) -> Tuple[np.ndarray, int]:
+    if arms == "bernoulli":
+        values = as_array(mu, "mu", ndim=1, low=0.0, high=1.0)
+    else:
+        values = as_array(mu, "mu", ndim=1)
+    if values.shape[0] < 2:
+        raise ValueError(f"mu: expected at least 2 arms, got {values.shape[0]}")
+    best = int(np.argmax(values))
+    if np.count_nonzero(values == values[best]) > 1:
+        tied = np.flatnonzero(values == values[best]).tolist()
+        raise ValueError(f"mu: expected a unique best arm, but arms {tied} share the largest mean {values[best]}")
+    return values, best
+
+
+def _check_options(beta: Any, challenger: Any, rule: Any, arms: Any, sigma: Any, delta: Any,
+                   tie_break: Any, forced_exploration: Any, min_pulls: Any) -> Dict[str, Any]:
+    if not isinstance(forced_exploration, (bool, np.bool_)):
+        raise TypeError(f"forced_exploration: expected a bool, got {type(forced_exploration).__name__}")
+    return dict(
+        beta=as_float(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True),
+        challenger=as_choice(challenger, "challenger", CHALLENGERS),
+        rule=as_choice(rule, "rule", RULES),
+        tie_break=as_choice(tie_break, "tie_break", TIE_BREAKS),
+        forced_exploration=bool(forced_exploration),
+        min_pulls=as_int(min_pulls, "min_pulls", low=1, high=MAX_STEPS_LIMIT),
+        arms=as_choice(arms, "arms", ARMS),
+        sigma=as_float(sigma, "sigma", low=0.0, low_open=True),
+        delta=as_float(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True),
+    )
+
+
+def _threshold_array(values: Any, name: str = "threshold") -> np.ndarray:
+    arr = as_array(values, name, ndim=1, finite=False)
+    if np.isnan(arr).any():
+        raise ValueError(f"{name}: expected no NaN values")
+    return arr
+
+
+def _evaluate_threshold(fn: Callable[..., Any], start: int, stop: int, delta: float) -> np.ndarray:
+    t = np.arange(start, stop, dtype=np.int64)
+    values = np.asarray(fn(t, delta), dtype=np.float64)
+    if values.shape != t.shape:
+        raise ValueError(
+            f"threshold: the callable must map an array t of shape {t.shape} to values of the same shape, "
+            f"got shape {values.shape}"
+        )
+    return _threshold_array(values)
+
+
+def _resolve_threshold(threshold: Any, delta: float, max_steps: Any, min_steps: int) -> Tuple[str, Optional[np.ndarray], int]:
+    """(kind, values or None, max_steps) for identify/run_many."""
+    if max_steps is not None:
+        max_steps = as_int(max_steps, "max_steps", low=min_steps, high=MAX_STEPS_LIMIT)
+    if isinstance(threshold, str):
+        kind = as_choice(threshold, "threshold", THRESHOLDS)
+        return kind, None, DEFAULT_MAX_STEPS if max_steps is None else max_steps
+    if callable(threshold):
+        if max_steps is None:
+            raise ValueError(
+                "max_steps: a callable threshold needs an explicit max_steps (it is evaluated once on t = 0..max_steps)"
+            )
+        return "array", _evaluate_threshold(threshold, 0, max_steps + 1, delta), max_steps
+    values = _threshold_array(threshold)
+    if max_steps is None:
+        max_steps = values.shape[0] - 1
+        if max_steps < min_steps:
+            raise ValueError(
+                f"threshold: expected an array of at least K * min_pulls + 1 = {min_steps + 1} entries, got {values.shape[0]}"
+            )
+    elif values.shape[0] < max_steps + 1:
+        raise ValueError(
+            f"threshold: expected an array of max_steps + 1 = {max_steps + 1} entries (c[t] for t = 0..max_steps), "
+            f"got {values.shape[0]}"
+        )
+    return "array", values, max_steps
+
+
+def _config(K: int, opts: Dict[str, Any], kind: str, values: Optional[np.ndarray]) -> Any:
+    return _core.toptwo_Config(
+        K, opts["beta"], opts["challenger"], opts["rule"], opts["tie_break"], opts["forced_exploration"],
+        opts["min_pulls"], opts["arms"], opts["sigma"], kind, opts["delta"], values,
+    )
+
+
+def _simulation_setup(mu: Any, delta: Any, threshold: Any, max_steps: Any, **options: Any) -> Tuple[Any, np.ndarray, int, int]:
+    """(core config, mu as an array, best arm, max_steps) for identify and run_many."""
+    opts = _check_options(delta=delta, **options)
+    values, best = _check_mu(mu, opts["arms"])
+    K = values.shape[0]
+    kind, thr, max_steps = _resolve_threshold(threshold, opts["delta"], max_steps, K * opts["min_pulls"])
+    return _config(K, opts, kind, thr), values, best, max_steps
+
+
+# --------------------------------------------------------------------------------------------
+# Simulation
+
+
+def identify(
+    mu: Any,
+    delta: float = 0.01,
+    *,
+    beta: float = 0.5,
+    challenger: str = "TCI",
+    rule: str = "random",
+    arms: str = "bernoulli",
+    sigma: float = 1.0,
+    threshold: ThresholdLike = "gk16",
+    tie_break: str = "random",
+    forced_exploration: bool = False,
+    min_pulls: int = 1,
+    max_steps: Optional[int] = None,
+    record: bool = False,
+    seed: SeedLike = None,
+) -> Episode:
+    """Run one simulated best-arm-identification episode entirely in C++.
+
+    Parameters
+    ----------
+    mu : array_like, shape (K,)
+        Arm means (in [0, 1] for Bernoulli arms), K >= 2, with a unique largest entry.
+    delta : float
+        Confidence parameter in (0, 1).
+    beta : float
+        Target fraction of pulls of the leader, in (0, 1).
+    challenger : {"TCI", "TC"}
+        Challenger with (TCI) or without (TC) the ``log N_j`` penalty.
+    rule : {"random", "tracking"}
+        How the leader/challenger choice is made (see the module docstring).
+    arms : {"bernoulli", "gaussian"}
+        Reward distributions; Gaussian arms have known standard deviation ``sigma``.
+    sigma : float
+        Standard deviation of Gaussian arms (ignored for Bernoulli arms).
+    threshold : {"gk16", "union", "kk21"}, array or callable
+        Stopping threshold ``c(t, delta)``. An array holds ``c[t]`` for ``t = 0..max_steps`` (at least
+        ``max_steps + 1`` entries; its length sets ``max_steps`` when that is None). A callable
+        ``threshold(t, delta)`` receives the int64 array ``t = 0..max_steps`` once and returns the
+        values; it needs an explicit ``max_steps``.
+    tie_break : {"random", "first"}
+        Resolution of ties for the leader.
+    forced_exploration : bool
+        Pull the least-pulled arm whenever ``min_a N_a < sqrt(t / K)``.
+    min_pulls : int
+        Pulls of every arm in the initial round robin.
+    max_steps : int, optional
+        Cap on the number of pulls (default ``DEFAULT_MAX_STEPS`` = 10**8 for the named thresholds).
+        The stopping rule is also checked at ``t = max_steps``; if it does not fire the episode is
+        returned with ``hit_max_steps=True`` and the leader as recommendation.
+    record : bool
+        Also return the sequence of arms pulled and rewards seen.
+    seed : None, int or numpy.random.Generator
+        Randomness; the episode is run 0 of :func:`run_many` with the same seed.
+
+    Returns
+    -------
+    Episode
+    """
+    config, values, _, max_steps = _simulation_setup(
+        mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
+        tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls,
+    )
+    if not isinstance(record, (bool, np.bool_)):
+        raise TypeError(f"record: expected a bool, got {type(record).__name__}")
+    seed_value = as_seed(seed)
+    rec, tau, N, S, hit, pulled, rewards = _core.toptwo_identify(config, values, seed_value, max_steps, bool(record))
+    return Episode(int(rec), int(tau), N, S, bool(hit), pulled, rewards)
+
+
+def run_many(
+    mu: Any,
+    delta: float = 0.01,
+    n_runs: int = 100,
+    *,
+    beta: float = 0.5,
+    challenger: str = "TCI",
+    rule: str = "random",
+    arms: str = "bernoulli",
+    sigma: float = 1.0,
+    threshold: ThresholdLike = "gk16",
+    tie_break: str = "random",
+    forced_exploration: bool = False,
+    min_pulls: int = 1,
+    max_steps: Optional[int] = None,
+    seed: SeedLike = None,
+    n_threads: Optional[int] = None,
+    first_run: int = 0,
+) -> Runs:
+    """Run ``n_runs`` independent episodes in parallel C++ threads (the GIL is released).
+
+    Run ``r`` uses streams ``2r`` (rewards) and ``2r + 1`` (decisions) of ``seed`` only, so the
+    results are identical for any ``n_threads``, and run 0 equals ``identify(..., seed=seed)``.
+    The other parameters are those of :func:`identify`.
+
+    Parameters
+    ----------
+    n_runs : int
+        Number of episodes, at least 1.
+    n_threads : int, optional
+        Threads: None or -1 for all available cores.
+    first_run : int
+        Index of the first run: runs ``first_run .. first_run + n_runs - 1`` are simulated, so a
+        batch split into consecutive ranges of runs (see :mod:`paperkernels.distributed`) equals
+        the single call.
+
+    Returns
+    -------
+    Runs
+        Arrays ``tau``, ``recommendation``, ``N``, ``S`` and ``hit_max_steps`` indexed by run.
+    """
+    config, values, best, max_steps = _simulation_setup(
+        mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
+        tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls,
+    )
+    n_runs = as_int(n_runs, "n_runs", low=1)
+    first_run = as_int(first_run, "first_run", low=0, high=2**62 - n_runs)
+    threads = as_n_threads(n_threads)
+    seed_value = as_seed(seed)
+    tau, rec, N, S, hit = _core.toptwo_run_many(config, values, seed_value, n_runs, max_steps, threads, first_run)
+    return Runs(tau, rec, N, S, hit, best)
+
+
+# --------------------------------------------------------------------------------------------
+# Incremental use
+
+
+class TopTwo:
+    """Incremental beta-EB-TCI sampler for rewards that come from outside (A/B tests, experiments).
+
+    Parameters
+    ----------
+    K : int
+        Number of arms (>= 2).
+    beta, challenger, rule, arms, sigma, delta, forced_exploration, tie_break, min_pulls
+        As in :func:`identify`.
+    threshold : {"gk16", "union", "kk21"}, array or callable
+        As in :func:`identify`. An array must cover every ``t`` at which :meth:`should_stop` is
+        asked (a ValueError says when it does not); a callable ``threshold(t, delta)`` is evaluated
+        on growing blocks of ``t`` as needed.
+    seed : None, int or numpy.random.Generator
+        Seed of the decision stream (stream 1 of the seed: the one :func:`identify` uses).
+
+    Notes
+    -----
+    Decisions are made lazily and cached until the next :meth:`update`: the leader (and its
+    tie-break draw) once per state, the arm returned by :meth:`select` once per state (with its
+    uniform draw, or its tracking-counter update, made at that moment). Calling :meth:`select`,
+    then :meth:`update` with that arm's reward, and :meth:`should_stop` after each update
+    reproduces :func:`identify` exactly. Updates of other arms, or batches, are allowed: they simply
+    change the state.
+
+    Examples
+    --------
+    >>> sampler = TopTwo(3, delta=0.05, seed=1)
+    >>> while not sampler.should_stop():
+    ...     arm = sampler.select()
+    ...     sampler.update(arm, reward_from_the_world(arm))  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        K: int,
+        beta: float = 0.5,
+        challenger: str = "TCI",
+        rule: str = "random",
+        arms: str = "bernoulli",
+        sigma: float = 1.0,
+        threshold: ThresholdLike = "gk16",
+        delta: float = 0.01,
+        forced_exploration: bool = False,
+        seed: SeedLike = None,
+        *,
+        tie_break: str = "random",
+        min_pulls: int = 1,
+    ) -> None:
+        K = as_int(K, "K", low=2)
+        opts = _check_options(beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls)
+        self._K = K
+        self._options = opts
+        self._threshold_fn: Optional[Callable[..., Any]] = None
+        if isinstance(threshold, str):
+            kind, values = as_choice(threshold, "threshold", THRESHOLDS), None
+        elif callable(threshold):
+            self._threshold_fn = threshold
+            kind, values = "array", _evaluate_threshold(threshold, 0, 1024, opts["delta"])
+        else:
+            kind, values = "array", _threshold_array(threshold)
+        self._threshold_values = values
+        self._core = _core.toptwo_Sampler(_config(K, opts, kind, values), as_seed(seed))
+
+    def __repr__(self) -> str:
+        o = self._options
+        return (
+            f"TopTwo(K={self._K}, beta={o['beta']}, challenger={o['challenger']!r}, rule={o['rule']!r}, "
+            f"arms={o['arms']!r}, delta={o['delta']}, t={self.t})"
+        )
+
+    @property
+    def K(self) -> int:
+        return self._K
+
+    @property
+    def t(self) -> int:
+        """Total number of rewards received."""
+        return int(self._core.t)
+
+    @property
+    def N(self) -> np.ndarray:
+        """Pulls per arm."""
+        return self._core.counts()[0]
+
+    @property
+    def S(self) -> np.ndarray:
+        """Reward sums per arm (success counts for Bernoulli arms)."""
+        return self._core.counts()[1]
+
+    def select(self) -> int:
+        """The arm to pull next (the same arm until the next :meth:`update`)."""
+        return int(self._core.select())
+
+    def update(self, arm: Any, reward: Any) -> None:
+        """Record rewards: one ``(arm, reward)`` pair, or equal-length arrays of arms and rewards
+        (applied in order, without decisions in between). Bernoulli rewards must be 0 or 1."""
+        if np.ndim(arm) == 0 and np.ndim(reward) == 0:
+            a = as_int(arm, "arm", low=0, high=self.K - 1)
+            if isinstance(reward, (bool, np.bool_)):
+                reward = int(reward)
+            if not isinstance(reward, numbers.Real):
+                raise TypeError(f"reward: expected a real number, got {type(reward).__name__}")
+            self._core.update(a, float(reward))
+            return
+        arms = as_array(arm, "arm", dtype=np.int64, ndim=1, allow_empty=True)
+        rewards = as_array(reward, "reward", dtype=np.float64, ndim=1, allow_empty=True, finite=False)
+        if arms.shape != rewards.shape:
+            raise ValueError(f"arm, reward: expected the same number of arms and rewards, got {arms.shape[0]} and {rewards.shape[0]}")
+        self._core.update_many(arms, rewards)
+
+    def _cover_threshold(self) -> None:
+        if self._threshold_fn is None:
+            return
+        t = self.t
+        have = self._threshold_values.shape[0]
+        if t < have:
+            return
+        extra = _evaluate_threshold(self._threshold_fn, have, max(2 * have, t + 1), self._options["delta"])
+        self._threshold_values = np.concatenate([self._threshold_values, extra])
+        self._core.set_threshold_values(self._threshold_values)
+
+    def should_stop(self) -> bool:
+        """True when every arm has ``min_pulls`` pulls and ``Z > c(t, delta)``."""
+        self._cover_threshold()
+        return bool(self._core.should_stop())
+
+    @property
+    def recommendation(self) -> Optional[int]:
+        """The empirical leader: None while an arm is unpulled; during the initial round robin the
+        lowest-indexed empirical best (no random draw)."""
+        rec = int(self._core.recommendation())
+        return None if rec < 0 else rec
+
+    def state(self) -> TopTwoState:
+        """A :class:`TopTwoState` snapshot (computing it draws nothing beyond the leader's tie-break,
+        which the current state needs anyway)."""
+        self._cover_threshold()
+        d = self._core.state()
+        extra: Dict[str, Any] = {}
+        if d["initialised"]:
+            extra = dict(
+                leader=int(d["leader"]), challenger=int(d["challenger"]), W=d["W"], Z=float(d["Z"]),
+                threshold=float(d["threshold"]), should_stop=bool(d["should_stop"]),
+            )
+        return TopTwoState(t=int(d["t"]), N=d["N"], S=d["S"], L=d["L"], M=d["M"], initialised=bool(d["initialised"]), **extra)
+
+
+# --------------------------------------------------------------------------------------------
+# Characteristic times and helpers
+
+
+def characteristic_time(mu: Any, beta: Optional[float] = None, arms: str = "bernoulli", sigma: float = 1.0) -> CharacteristicTime:
+    """Characteristic time ``T*_beta(mu)`` (given ``beta``) or ``T*(mu)`` (``beta=None``).
+
+    ``1 / T*_beta = max_{w: w_best = beta} min_{a != best} C_a(w)`` with
+    ``C_a(w) = w_best kl(mu*, m_a) + w_a kl(mu_a, m_a)`` (Bernoulli) or
+    ``Delta_a^2 / (2 sigma^2 (1/w_best + 1/w_a))`` (Gaussian), and ``T* = min_beta T*_beta``.
+    Solved by nested root finding: each ``w_a`` from ``C_a = v``, then ``v`` from ``sum w = 1``, and
+    ``beta*`` from the optimality condition ``sum_a kl(mu*, m_a) / kl(mu_a, m_a) = 1``
+    (``sum_a w_a^2 = beta^2`` for Gaussian arms), robust near the endpoints of [0, 1] and of
+    (0, 1) for beta; the relative error of ``T`` is within a few units of 1e-16 in our high-precision checks.
+    Expected stopping times behave like ``T*_beta log(1/delta)`` for small delta.
+
+    Parameters
+    ----------
+    mu : array_like, shape (K,)
+        Means with a unique maximum (in [0, 1] for Bernoulli arms).
+    beta : float, optional
+        Weight of the best arm in (0, 1); None optimises it.
+    arms : {"bernoulli", "gaussian"}
+    sigma : float
+        Standard deviation of Gaussian arms.
+
+    Returns
+    -------
+    CharacteristicTime
+        ``T``, ``weights``, ``beta``, ``best``; unpacks as ``T, weights = characteristic_time(mu)``.
+    """
+    arms = as_choice(arms, "arms", ARMS)
+    sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
+    values, _ = _check_mu(mu, arms)
+    b = math.nan if beta is None else as_float(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True)
+    T, weights, beta_out, best = _core.toptwo_characteristic_time(values, b, arms, sigma)
+    return CharacteristicTime(float(T), weights, float(beta_out), int(best))
+
+
+def _broadcast_shape(names: str, *values: Any) -> Tuple[int, ...]:
+    shapes = [np.shape(v) for v in values]
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"{names}: shapes {', '.join(map(str, shapes))} do not broadcast") from None
+
+
+def _scalar_or_array(out: np.ndarray, shape: Tuple[int, ...]) -> Union[float, np.ndarray]:
+    out = out.reshape(shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def kl_bernoulli(p: Any, q: Any) -> Union[float, np.ndarray]:
+    """Bernoulli Kullback-Leibler divergence ``kl(p, q)``, elementwise with broadcasting.
+
+    ``kl(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q))`` with ``0 log 0 = 0``; infinite when
+    ``q`` is 0 or 1 and differs from ``p``. Evaluated without cancellation when ``q`` is near ``p``.
+    """
+    pa = as_array(p, "p", low=0.0, high=1.0, allow_empty=True)
+    qa = as_array(q, "q", low=0.0, high=1.0, allow_empty=True)
+    shape = _broadcast_shape("p, q", p, q)
+    pb, qb = (np.ascontiguousarray(np.broadcast_to(x.reshape(np.shape(raw)), shape)).ravel() for x, raw in ((pa, p), (qa, q)))
+    return _scalar_or_array(_core.toptwo_kl_bernoulli(pb, qb), shape)
+
+
+def transportation_cost(mu_i: Any, n_i: Any, mu_j: Any, n_j: Any, arms: str = "bernoulli", sigma: float = 1.0) -> Union[float, np.ndarray]:
+    """Transportation cost ``W(i, j)`` (the GLR for "mu_i <= mu_j"), elementwise with broadcasting.
+
+    Bernoulli: ``n_i kl(mu_i, m) + n_j kl(mu_j, m)`` with ``m = (n_i mu_i + n_j mu_j) / (n_i + n_j)``;
+    Gaussian: ``(mu_i - mu_j)^2 / (2 sigma^2 (1/n_i + 1/n_j))``; 0 when ``mu_i <= mu_j``. Counts may be
+    real (weights), which gives the ``C_a(w)`` of :func:`characteristic_time`.
+    """
+    arms = as_choice(arms, "arms", ARMS)
+    sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
+    bounds = dict(low=0.0, high=1.0) if arms == "bernoulli" else {}
+    a = as_array(mu_i, "mu_i", allow_empty=True, **bounds)
+    b = as_array(n_i, "n_i", allow_empty=True)
+    c = as_array(mu_j, "mu_j", allow_empty=True, **bounds)
+    d = as_array(n_j, "n_j", allow_empty=True)
+    for name, arr in (("n_i", b), ("n_j", d)):
+        if arr.size and not np.all(arr > 0):
+            raise ValueError(f"{name}: expected positive counts")
+    raws = (mu_i, n_i, mu_j, n_j)
+    shape = _broadcast_shape("mu_i, n_i, mu_j, n_j", *raws)
+    flat = [np.ascontiguousarray(np.broadcast_to(x.reshape(np.shape(raw)), shape)).ravel() for x, raw in zip((a, b, c, d), raws)]
+    return _scalar_or_array(_core.toptwo_transportation_cost(*flat, arms, sigma), shape)
+
+
+def stopping_threshold(t: Any, delta: float, K: int, kind: str = "gk16") -> Union[float, np.ndarray]:
+    """The named thresholds ``c(t, delta)`` at times ``t >= 1`` (see the module docstring)."""
+    kind = as_choice(kind, "kind", THRESHOLDS)
+    delta = as_float(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
+    K = as_int(K, "K", low=2)
+    ta = as_array(t, "t", dtype=np.int64, low=1, allow_empty=True)
+    out = _core.toptwo_threshold(kind, delta, K, ta.ravel())
+    return _scalar_or_array(out, np.shape(t))
