@@ -55,7 +55,12 @@ inline double z_minus_log1p(double z, double r) {
 inline double kl_bernoulli_parts(double p, double d, double q, double qc) {
   if (d == 0.0) return 0.0;
   if (!(q > 0.0 && qc > 0.0)) return detail::kInf;
-  const double first = p > 0.0 ? p * detail::z_minus_log1p(-d / p, q / p) : q;  // p -> 0 limit
+  double first = q;  // the p -> 0 limit
+  if (p > 0.0) {
+    const double ratio = q / p;
+    // A subnormal p overflows q / p: p psi(q/p) = q - p + p (log p - log q) directly.
+    first = std::isfinite(ratio) ? p * detail::z_minus_log1p(-d / p, ratio) : q - p + p * (std::log(p) - std::log(q));
+  }
   const double second = p < 1.0 ? (1.0 - p) * detail::z_minus_log1p(d / (1.0 - p), qc / (1.0 - p)) : qc;
   return first + second;
 }
