@@ -284,6 +284,10 @@ def _resolve_threshold(threshold: Any, delta: float, max_steps: Any, min_steps: 
     return "array", values, max_steps
 
 
+MAX_RESULT_BYTES = 4 * 2**30
+"""Largest memory of the per-run results of one run_many call."""
+
+
 def _config(K: int, opts: Dict[str, Any], kind: str, values: Optional[np.ndarray]) -> Any:
     return _core.toptwo_Config(
         K, opts["beta"], opts["challenger"], opts["rule"], opts["tie_break"], opts["forced_exploration"],
@@ -419,7 +423,14 @@ def run_many(
         mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
         tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls,
     )
-    n_runs = as_int(n_runs, "n_runs", low=1)
+    n_runs = as_int(n_runs, "n_runs", low=1, high=2**62)
+    size = n_runs * (17 + 16 * len(values))  # tau, recommendation, hit flag, N and S rows of K arms
+    if size > MAX_RESULT_BYTES:
+        raise ValueError(
+            f"n_runs: the results of {n_runs} runs take {size / 2**30:.3g} GiB, above the limit of "
+            f"{MAX_RESULT_BYTES / 2**30:.3g} GiB (paperkernels.toptwo.MAX_RESULT_BYTES); run smaller batches "
+            "with first_run= and join them"
+        )
     first_run = as_int(first_run, "first_run", low=0, high=2**62 - n_runs)
     threads = as_n_threads(n_threads)
     seed_value = as_seed(seed)
