@@ -109,6 +109,10 @@ class SimulationResult:
         return [(name, float(m), float(s)) for name, m, s in zip(self.names, final.mean(axis=1), sem)]
 
 
+MAX_REGRET_BYTES = 4 * 2**30
+"""Largest regret array (learners x runs x rounds, float64) of one simulate call."""
+
+
 def simulate(
     env: CascadeEnvironment,
     learners: Sequence[CascadeLearner],
@@ -163,7 +167,15 @@ def simulate(
         if not isinstance(learner, CascadeLearner):
             raise TypeError(f"learners[{j}]: expected a cascade learner, got {type(learner).__name__}")
     T = as_int(T, "T", low=1)
-    n_seeds = as_int(n_seeds, "n_seeds", low=1)
+    n_seeds = as_int(n_seeds, "n_seeds", low=1, high=2**32)
+    size = 8 * len(learners) * n_seeds * T
+    if size > MAX_REGRET_BYTES:
+        raise ValueError(
+            f"T, n_seeds: the regret array of {len(learners)} learners x {n_seeds} runs x {T} rounds takes "
+            f"{size / 2**30:.3g} GiB, above the limit of {MAX_REGRET_BYTES / 2**30:.3g} GiB "
+            "(paperkernels.cascade._simulation.MAX_REGRET_BYTES); simulate fewer runs per call (first_run=) "
+            "or fewer rounds"
+        )
     first_run = as_int(first_run, "first_run", low=0, high=2**32 - n_seeds)
     seed_value = as_seed(seed)
     threads = as_n_threads(n_threads)
