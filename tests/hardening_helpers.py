@@ -117,3 +117,14 @@ def run_in_threads(fn, inputs):
     if errors:
         raise errors[0]
     return results
+
+
+def misaligned(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` whose data starts at an odd address, as arrays unpickled from out-of-band
+    buffers can (the C++ core must never read such data in place)."""
+    a = np.ascontiguousarray(a)
+    raw = np.zeros(a.nbytes + 1, dtype=np.uint8)
+    out = raw[1:].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    assert not out.flags.aligned
+    return out

@@ -19,6 +19,7 @@ from hardening_helpers import (
     SOME,
     expect_error,
     interrupted_quickly,
+    misaligned,
     non_contiguous_copies,
     poisoned,
     run_in_threads,
@@ -100,6 +101,20 @@ def test_model_layouts_agree(seed):
     for variant in non_contiguous_copies(X):
         got = C.plan(C.TopicCascadeModel(variant, topics, theta, n_topics=3), 3)
         assert got.value == ref.value and np.array_equal(got.cascade, ref.cascade)
+
+
+def test_unpickled_misaligned_arrays_read_safely():
+    # regression (UBSan, models unpickled on dask workers): X was read in place at odd addresses
+    env = C.reference_environment(seed=3)
+    want = C.simulate(env, [C.TopicCascadeUCB(beta=1.0)], 30, seed=1).regret
+    model = env.model
+    state = dict(model.__dict__, X=misaligned(model.X), theta=misaligned(model.theta))
+    clone = C.TopicCascadeModel.__new__(C.TopicCascadeModel)
+    clone.__setstate__(state)
+    assert clone.X.flags.aligned and clone.theta.flags.aligned
+    got = C.simulate(C.CascadeEnvironment(clone, env.K), [C.TopicCascadeUCB(beta=1.0)], 30, seed=1).regret
+    np.testing.assert_array_equal(got, want)
+    assert C.plan(clone, 3).value == C.plan(model, 3).value
 
 
 # ---- hostile inputs ----------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from hardening_helpers import (
     SOME,
     expect_error,
     interrupted_quickly,
+    misaligned,
     non_contiguous_copies,
     poisoned,
     run_in_threads,
@@ -131,6 +132,15 @@ def test_synthesize_finite(N, res, seed):
     S_ = S.n_coefficients(N)
     field = S.synthesize(rng.standard_normal(S_) + 1j * rng.standard_normal(S_), res)
     assert field.shape == (res, res) and np.all(np.isfinite(field))
+
+
+def test_misaligned_arrays_read_safely():
+    # regression (UBSan, arrays unpickled on dask workers): masks were read in place at odd addresses
+    masks = np.random.default_rng(0).random((2, 12, 12))
+    want = S.zernike_moments(masks, 6, input="cartesian")
+    np.testing.assert_array_equal(S.zernike_moments(misaligned(masks), 6, input="cartesian"), want)
+    poly = S.star_polygon(5, 0.5, radius=0.8)
+    np.testing.assert_array_equal(S.zernike_moments(misaligned(poly), 6), S.zernike_moments(poly, 6))
 
 
 # ---- hostile inputs ----------------------------------------------------------------------------

@@ -55,6 +55,21 @@ def as_float(
     return value
 
 
+def aligned(arr: np.ndarray) -> np.ndarray:
+    """``arr`` itself, or an aligned copy: arrays unpickled from out-of-band buffers (dask, pickle
+    protocol 5) or views at odd byte offsets can be misaligned, which the C++ core may not read."""
+    if arr.flags.aligned:
+        return arr
+    out = np.ascontiguousarray(arr).copy()
+    out.flags.writeable = arr.flags.writeable
+    return out
+
+
+def realign_state(state: dict) -> dict:
+    """An object's pickled ``__dict__`` with every array aligned (see :func:`aligned`)."""
+    return {k: aligned(v) if isinstance(v, np.ndarray) else v for k, v in state.items()}
+
+
 def as_array(
     value: Any,
     name: str,
@@ -101,7 +116,7 @@ def as_array(
             raise ValueError(f"{name}: expected shape {pretty}, got {raw.shape}")
     if raw.size == 0 and not allow_empty:
         raise ValueError(f"{name}: expected a non-empty array, got shape {raw.shape}")
-    arr = np.ascontiguousarray(raw, dtype=target)
+    arr = aligned(np.ascontiguousarray(raw, dtype=target))
     if finite and target.kind in "fc" and arr.size and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name}: expected finite values, got NaN or infinity")
     if arr.size and (low is not None or high is not None):

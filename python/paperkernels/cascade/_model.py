@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .. import _core
-from .._validation import as_array, as_choice, as_int
+from .._validation import as_array, as_choice, as_int, realign_state
 
 STATE_KINDS = ("set", "count", "last")
 FEATURE_MAPS = ("transition", "coverage")
@@ -186,6 +186,10 @@ class TopicCascadeModel:
         What the state remembers of the topics shown above (see :class:`StateSpace`).
     """
 
+    def __setstate__(self, state: dict) -> None:
+        # Arrays unpickled from out-of-band buffers can be misaligned; the C++ core reads them directly.
+        self.__dict__.update(realign_state(state))
+
     def __init__(
         self,
         X: Any,
@@ -333,6 +337,10 @@ class ClickTable:
     n_topics : int, optional
         Default ``max(topics) + 1``.
     """
+
+    def __setstate__(self, state: dict) -> None:
+        # Arrays unpickled from out-of-band buffers can be misaligned; the C++ core reads them directly.
+        self.__dict__.update(realign_state(state))
 
     def __init__(self, probabilities: Any, topics: Any, K: int, *, state: str = "set", n_topics: Optional[int] = None) -> None:
         self.state = as_choice(state, "state", STATE_KINDS)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _core
 from .._seed import SeedLike, as_seed
-from .._validation import as_choice, as_float, as_int, as_n_threads
+from .._validation import aligned, as_choice, as_float, as_int, as_n_threads
 from ._learners import CascadeLearner
 from ._model import _KIND_CODE, MAX_STATES, TopicCascadeModel, check_K
 from ._planning import Plan, plan
@@ -46,6 +46,7 @@ class CascadeEnvironment:
         """True click probabilities (L, S) over ``model.state_space(K)``."""
         if "table" not in self._cache:
             self._cache["table"] = self.model.click_table(self.K)
+        self._cache["table"] = aligned(self._cache["table"])  # an unpickled cache may be misaligned
         return self._cache["table"]
 
     @property

@@ -9,7 +9,7 @@ from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
-from .._validation import as_int
+from .._validation import aligned, as_int
 
 MAX_ORDER = 200
 """Largest supported order N (the radial recurrences stay accurate to ~1e-15 well beyond)."""
@@ -73,7 +73,7 @@ def as_masks(value: Any, name: str = "masks") -> Tuple[np.ndarray, bool]:
     single = arr.ndim == 2
     if single:
         arr = arr[None]
-    return np.ascontiguousarray(arr), single
+    return aligned(np.ascontiguousarray(arr)), single
 
 
 @dataclass
