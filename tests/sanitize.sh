@@ -22,8 +22,12 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$PWD/$log/ubsa
 export PYTHONPATH="$PWD/$pkg"
 export PAPERKERNELS_SANITIZED=1
 status=0
-LD_PRELOAD="$asan $ubsan" python -m pytest -q -p no:cacheprovider "$@" || status=$?
+# Reports of subprocesses that do not honour log_path (dask workers) land in the output: keep it too.
+LD_PRELOAD="$asan $ubsan" python -m pytest -q -p no:cacheprovider "$@" 2>&1 | tee "$work/pytest.out" || status=$?
 if compgen -G "$log/*" >/dev/null; then
   echo "sanitizer reports:"; cat "$log"/*; exit 1
+fi
+if grep -E "runtime error:|ERROR: (Address|Leak|UndefinedBehavior)Sanitizer" "$work/pytest.out" >/dev/null; then
+  echo "sanitizer reports in the test output:"; grep -E -A3 "runtime error:|ERROR: [A-Za-z]+Sanitizer" "$work/pytest.out"; exit 1
 fi
 exit $status

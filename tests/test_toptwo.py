@@ -4,6 +4,7 @@ high-precision root finding."""
 
 import _thread
 import math
+import signal
 import subprocess
 import sys
 import threading
@@ -598,11 +599,16 @@ def test_gaussian_means_may_be_any_real():
 
 
 def test_run_many_can_be_interrupted():
+    # A process started in the background inherits SIGINT ignored, and interrupt_main then does nothing.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
     start = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        tt.run_many([0.5, 0.49999], 1e-9, 4, n_threads=2, seed=0)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tt.run_many([0.5, 0.49999], 1e-9, 4, n_threads=2, seed=0)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - start < 5.0
     timer.join()
 
