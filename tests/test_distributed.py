@@ -49,12 +49,38 @@ def test_greedy_on_cluster_equals_local(client, chunk_size, precompute):
     assert remote.intercept_ == local.intercept_
 
 
-def test_greedy_local_chunks_with_progress(capsys):
+def test_greedy_local_chunks_with_progress(capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # no tqdm: a one-line summary instead
     X, y = _regression(1)
     params = dict(k=4, m=5, n_estimators=30, random_state=2)
     local = EnsembleForwardSelection(**params).fit(X, y)
     chunked = pkd.fit_ensemble(EnsembleForwardSelection(**params), X, y, chunk_size=8, progress=True)
     assert np.array_equal(local.coef_path_, chunked.coef_path_)
+    assert capsys.readouterr().out.strip() == "learners: 4/4 done"
+
+
+def test_progress_bar_on_cluster(client, capsys):
+    pytest.importorskip("tqdm")
+    from paperkernels import toptwo
+
+    runs = pkd.run_many([0.6, 0.4], 0.1, 12, seed=4, client=client, chunk_size=3, progress=True)
+    assert np.array_equal(runs.tau, toptwo.run_many([0.6, 0.4], 0.1, 12, seed=4).tau)
+    assert "episodes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad,error,message", [
+    (dict(chunk_size=0), ValueError, "chunk_size: expected an integer in"),
+    (dict(chunk_size=2.5), TypeError, "chunk_size: expected an integer"),
+    (dict(seed=-1), ValueError, "seed: expected an integer in"),
+    (dict(n_runs=0), ValueError, "n_runs: expected an integer in"),
+])
+def test_toptwo_bad_arguments(bad, error, message):
+    args = dict(mu=[0.6, 0.4], delta=0.1, n_runs=5, seed=1)
+    args.update(bad)
+    with pytest.raises(error, match=message):
+        pkd.run_many(**args)
 
 
 def _masks(count=23, size=32, seed=5):
