@@ -56,11 +56,11 @@ def workloads(quick: bool):
            lambda client: pkd.simulate(**study, client=client),
            lambda a, b: np.array_equal(a.regret, b.regret))
 
-    X = rng.normal(size=(1000, 200))
-    y = X[:, :10] @ rng.normal(size=10) + rng.normal(size=1000)
-    B = int(4000 * scale)
-    params = dict(k=20, m=20, n_estimators=B, random_state=3)
-    yield ("greedy.fit_ensemble", f"B = {B}, n = 1000, p = 200, k = 20, m = 20",
+    X = rng.normal(size=(2000, 500))
+    y = X[:, :10] @ rng.normal(size=10) + rng.normal(size=2000)
+    B = int(20_000 * scale)
+    params = dict(k=20, m=50, n_estimators=B, random_state=3)
+    yield ("greedy.fit_ensemble", f"B = {B}, n = 2000, p = 500, k = 20, m = 50",
            lambda: greedy.EnsembleForwardSelection(**params, n_jobs=1).fit(X, y),
            lambda client: pkd.fit_ensemble(greedy.EnsembleForwardSelection(**params), X, y, client=client),
            lambda a, b: np.array_equal(a.coef_path_, b.coef_path_))

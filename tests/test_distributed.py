@@ -49,6 +49,17 @@ def test_greedy_on_cluster_equals_local(client, chunk_size, precompute):
     assert remote.intercept_ == local.intercept_
 
 
+def test_greedy_on_cluster_large_design(client):
+    # Large enough for a multi-threaded BLAS X^T y here, single-threaded on the workers: the
+    # response must be prepared once, here, for the learners to agree bit for bit.
+    X, y = _regression(2, n=2000, p=500)
+    params = dict(k=20, m=50, n_estimators=40, random_state=5)
+    local = EnsembleForwardSelection(**params).fit(X, y)
+    remote = pkd.fit_ensemble(EnsembleForwardSelection(**params), X, y, client=client, chunk_size=5)
+    for name in FITTED:
+        assert np.array_equal(getattr(local, name), getattr(remote, name)), name
+
+
 def test_greedy_local_chunks_with_progress(capsys, monkeypatch):
     import sys
 

@@ -240,8 +240,8 @@ def simulate(
 # -- greedy ----------------------------------------------------------------------------------------
 
 
-def _fit_learner_range(design, y, first, count, options):
-    return design.fit(y, n_learners=count, first_learner=first, **options)
+def _fit_learner_range(design, response, first, count, options):
+    return design.fit_learners(response, n_learners=count, first_learner=first, **options)
 
 
 def fit_ensemble(
@@ -261,13 +261,14 @@ def fit_ensemble(
     built once here and broadcast to the workers. Returns the fitted ``estimator``.
     """
     X, y, params, seed, design = estimator._prepare_fit(X, y)
+    response = design.response(y)  # here, once: the workers' BLAS may round X^T y differently
     ranges = _split(params["n_learners"], chunk_size, client)
     options = dict(k=params["k"], m=params["m"], criterion=params["criterion"], tol=params["tol"], seed=seed,
                    n_threads=1 if client is not None else params["n_threads"])
-    shipped = client.scatter([design, y], broadcast=True, hash=False) if client is not None else [design, y]
+    shipped = client.scatter([design, response], broadcast=True, hash=False) if client is not None else [design, response]
     parts = map_chunks(_fit_learner_range, [(*shipped, first, count, options) for first, count in ranges],
                        client, progress=progress, desc="learners")
-    result = design.combine(parts, y_mean=design.y_mean(y), m=params["m"], n_threads=params["n_threads"])
+    result = design.combine(parts, y_mean=response.y_mean, m=params["m"], n_threads=params["n_threads"])
     return estimator._finish_fit(result, params, X.shape[1])
 
 

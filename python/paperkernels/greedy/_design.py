@@ -85,6 +85,14 @@ def use_gram(precompute, n_samples: int, n_features: int, k: int, m: int, n_lear
     return n_features * n_features / 2.0 <= direct
 
 
+@dataclass
+class Response:
+    """A response prepared for a design: its mean (0 without an intercept) and X_c^T y_c."""
+
+    y_mean: float
+    xty: np.ndarray
+
+
 class CentredDesign:
     """X centred (or not), in the layout the C++ core wants, ready to be fitted to any y."""
 
@@ -139,29 +147,39 @@ class CentredDesign:
             return np.ascontiguousarray(self._centred.T @ y_centred)
         return self.xt @ y_centred
 
-    def y_mean(self, y: np.ndarray) -> float:
-        return float(np.asarray(y, dtype=np.float64).mean()) if self.fit_intercept else 0.0
-
-    def fit(self, y: np.ndarray, *, k: int, m: int, n_learners: int, criterion: str, tol: float, seed: int,
-            n_threads: int, first_learner: int = 0) -> EnsemblePath:
-        """Fit learners ``first_learner .. first_learner + n_learners - 1`` (learner b draws from
-        stream b of ``seed``) and average their paths."""
+    def response(self, y: np.ndarray) -> "Response":
+        """The response as the learners see it: its mean and ``X_c^T y_c``. Computed once per fit
+        (a BLAS call, whose rounding may depend on the BLAS thread count) and handed to every
+        range of learners, so that learners fitted anywhere see the same numbers."""
         y = np.asarray(y, dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
-            y_mean = self.y_mean(y)
+            y_mean = float(y.mean()) if self.fit_intercept else 0.0
             y_centred = y - y_mean
             xty = self.xty(y_centred)
             y_sq = float(y_centred @ y_centred)
         if not (np.isfinite(y_sq) and np.all(np.isfinite(xty))):
             raise ValueError("y: values too large, sums of squares overflow float64; rescale y")
+        return Response(y_mean, xty)
+
+    def fit(self, y: np.ndarray, *, k: int, m: int, n_learners: int, criterion: str, tol: float, seed: int,
+            n_threads: int) -> EnsemblePath:
+        """Fit learners 0 .. n_learners - 1 (learner b draws from stream b of ``seed``) and average
+        their paths."""
+        return self.fit_learners(self.response(y), k=k, m=m, n_learners=n_learners, criterion=criterion, tol=tol,
+                                 seed=seed, n_threads=n_threads)
+
+    def fit_learners(self, response: "Response", *, k: int, m: int, n_learners: int, criterion: str, tol: float,
+                     seed: int, n_threads: int, first_learner: int = 0) -> EnsemblePath:
+        """Fit learners ``first_learner .. first_learner + n_learners - 1`` on a prepared response."""
         code = CRITERIA[criterion]
+        xty = response.xty
         if self.gram is not None:
             path, active, coef, gains = _core.greedy_fit_gram(self.gram, xty, k, m, code, tol, seed, n_learners,
                                                                  n_threads, first_learner)
         else:
             path, active, coef, gains = _core.greedy_fit_columns(self.xt, xty, self.col_sq, k, m, code, tol, seed,
                                                                     n_learners, n_threads, first_learner)
-        return self._path(path, y_mean, active, gains, coef)
+        return self._path(path, response.y_mean, active, gains, coef)
 
     def _path(self, path, y_mean, active, gains, coef) -> EnsemblePath:
         intercept_path = y_mean - path @ self.x_mean if self.fit_intercept else np.zeros(path.shape[0])
