@@ -394,6 +394,14 @@ class TopicUCB final : public Learner, private ListCompleter {
 
   double index_of(double u, double G, double quad) const { return u + G + beta_ * std::sqrt(std::max(quad, 0.0)); }
 
+  // Whether an index u + G + beta sqrt(quad) is at most `cut`, decided without the square root; the
+  // quadratic form (an upper bound for a block) is evaluated only when the linear part leaves room.
+  template <class Quadratic>
+  static bool cannot_exceed(double cut, double u, double G, double beta2, Quadratic&& quadratic) {
+    const double d = cut - u - G;
+    return d >= 0.0 && beta2 * quadratic() <= d * d;
+  }
+
   // Ranked lists of the best items per (state, topic) under the optimistic probabilities.
   //
   // Items rank by their unclipped index f = u + G + beta sqrt(a + q + 2 sum v h) (then by lower
@@ -429,17 +437,14 @@ class TopicUCB final : public Learner, private ListCompleter {
         for (int blk = block_start_[c]; blk < block_start_[c + 1]; ++blk) {
           const int first = block_first_[blk], n = std::min(end, first + kBlock) - first;
           const double* suf = suffix_max_.data() + blk * width;
-          const double ds = cut - suf[0] - t.G;
-          if (ds >= 0.0 && beta2 * tb.quadratic(suf[1], suf) <= ds * ds) break;
+          if (cannot_exceed(cut, suf[0], t.G, beta2, [&] { return tb.quadratic(suf[1], suf); })) break;
           const double* rec = block_max_.data() + blk * width;
-          const double db = cut - rec[0] - t.G;
-          if (db >= 0.0 && beta2 * tb.quadratic(rec[1], rec) <= db * db) continue;
+          if (cannot_exceed(cut, rec[0], t.G, beta2, [&] { return tb.quadratic(rec[1], rec); })) continue;
           block_quadratics(t, first, n, acc);
           n_tested_ += static_cast<std::size_t>(n);
           for (int r = 0; r < n; ++r) {
             const int j = first + r;
-            const double d = cut - u_[j] - t.G;
-            if (d >= 0.0 && beta2 * acc[r] <= d * d) continue;
+            if (cannot_exceed(cut, u_[j], t.G, beta2, [&] { return acc[r]; })) continue;
             const double f = index_of(u_[j], t.G, acc[r]);
             ++n_candidates_;
             if (f > best_f || (f == best_f && order_[j] < order_[best])) {
@@ -478,11 +483,9 @@ class TopicUCB final : public Learner, private ListCompleter {
         const int first = block_first_[blk], n = std::min(end, first + kBlock) - first;
         if (full) {
           const double* suf = suffix_max_.data() + blk * width;
-          const double ds = cut - suf[0] - t.G;
-          if (ds >= 0.0 && beta2 * tb.quadratic(suf[1], suf) <= ds * ds) break;
+          if (cannot_exceed(cut, suf[0], t.G, beta2, [&] { return tb.quadratic(suf[1], suf); })) break;
           const double* rec = block_max_.data() + blk * width;
-          const double db = cut - rec[0] - t.G;
-          if (db >= 0.0 && beta2 * tb.quadratic(rec[1], rec) <= db * db) continue;
+          if (cannot_exceed(cut, rec[0], t.G, beta2, [&] { return tb.quadratic(rec[1], rec); })) continue;
         }
         block_quadratics(t, first, n, acc);
         n_tested_ += static_cast<std::size_t>(n);
@@ -490,8 +493,7 @@ class TopicUCB final : public Learner, private ListCompleter {
           const int j = first + r;
           if (seen_[j] == stamp_) continue;
           if (full) {
-            const double d = cut - u_[j] - t.G;
-            if (d >= 0.0 && beta2 * acc[r] <= d * d) continue;
+            if (cannot_exceed(cut, u_[j], t.G, beta2, [&] { return acc[r]; })) continue;
           }
           const double f = index_of(u_[j], t.G, acc[r]);
           ++n_candidates_;
