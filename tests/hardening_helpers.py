@@ -38,6 +38,22 @@ def write_counts(module: str) -> None:
             f.write(f"{module} {HOSTILE_TRIED[module]}\n")
 
 
+def hostile_checks(module: str):
+    """``(fixture, bad)`` for one module's hardening file: bind both at module level, as
+    ``_hostile_counts, bad = hostile_checks(MODULE)``. The autouse fixture writes the module's count
+    when its tests end; ``bad(name, call, ...)`` is :func:`expect_error` counted for the module."""
+
+    @pytest.fixture(scope="module", autouse=True)
+    def _hostile_counts():
+        yield
+        write_counts(module)
+
+    def bad(name, call, *args, **kwargs):
+        return expect_error(module, name, call, *args, **kwargs)
+
+    return _hostile_counts, bad
+
+
 # Values no numeric array argument accepts.
 BAD_ARRAYS = [
     None,

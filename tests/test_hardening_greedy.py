@@ -18,26 +18,18 @@ from hardening_helpers import (
     BAD_REALS,
     FEW,
     SOME,
-    expect_error,
+    hostile_checks,
     interrupted_quickly,
     non_contiguous_copies,
     poisoned,
     run_in_threads,
-    write_counts,
 )
 from test_resources import needs_proc, rss_growth
 
 MODULE = "greedy"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _counts():
-    yield
-    write_counts(MODULE)
-
-
-def bad(name, call, *args, **kwargs):
-    return expect_error(MODULE, name, call, *args, **kwargs)
+_hostile_counts, bad = hostile_checks(MODULE)
 
 
 def sklearn_refuses(call, *args, **kwargs):
