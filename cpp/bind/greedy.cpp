@@ -1,10 +1,14 @@
 // Bindings of paperkernels::greedy: the ensemble fit, from a Gram matrix or from the data.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 
+#include <pybind11/stl.h>
+
 #include "bind_common.hpp"
 #include "paperkernels/greedy.hpp"
+#include "paperkernels/greedy/gram.hpp"
 
 namespace py = pybind11;
 using namespace paperkernels;
@@ -55,6 +59,51 @@ py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, int cri
 }  // namespace
 
 void bind_greedy(py::module_& m) {
+  m.def(
+      "greedy_centred_gram",
+      [](const carray<double>& x, std::optional<carray<double>> mean, unsigned n_threads, const std::string& isa) {
+        bind::require_ndim(x, 2, "X");
+        std::optional<greedy::GramIsa> forced;
+        if (isa == "avx512") forced = greedy::GramIsa::avx512;
+        else if (isa == "avx2") forced = greedy::GramIsa::avx2;
+        else if (isa == "baseline") forced = greedy::GramIsa::baseline;
+        else require(isa == "auto", "isa: expected 'auto', 'avx512', 'avx2' or 'baseline'");
+        const py::ssize_t n = x.shape(0), p = x.shape(1);
+        if (mean) require_length(*mean, p, "mean");
+        const double* mu = mean ? mean->data() : nullptr;
+        carray<double> gram({p, p});
+        {
+          py::gil_scoped_release release;
+          greedy::centred_gram(x.data(), static_cast<std::size_t>(n), static_cast<std::size_t>(p), mu,
+                               gram.mutable_data(), n_threads, bind::python_signal_poll(),
+                               forced ? &*forced : nullptr);
+        }
+        return gram;
+      },
+      py::arg("X"), py::arg("mean"), py::arg("n_threads"), py::arg("isa") = "auto",
+      "(X - mean)^T (X - mean) for X (n, p) row-major (mean None: X^T X). Each entry sums the samples in\n"
+      "order (no fused multiply-add): the same bits for any n_threads and any x86-64 vector width.\n"
+      "isa ('auto', 'avx512', 'avx2', 'baseline') forces a kernel variant, for tests.");
+
+  m.def(
+      "greedy_centred_xty",
+      [](const carray<double>& x, std::optional<carray<double>> mean, const carray<double>& y) {
+        bind::require_ndim(x, 2, "X");
+        const py::ssize_t n = x.shape(0), p = x.shape(1);
+        if (mean) require_length(*mean, p, "mean");
+        require_length(y, n, "y");
+        const double* mu = mean ? mean->data() : nullptr;
+        carray<double> xty(p);
+        {
+          py::gil_scoped_release release;
+          greedy::centred_xty(x.data(), static_cast<std::size_t>(n), static_cast<std::size_t>(p), mu, y.data(),
+                              xty.mutable_data());
+        }
+        return xty;
+      },
+      py::arg("X"), py::arg("mean"), py::arg("y"),
+      "(X - mean)^T y for X (n, p) row-major and y (n,) (mean None: X^T y), samples summed in order.");
+
   m.def(
       "greedy_fit_gram",
       [](const carray<double>& gram, const carray<double>& xty, std::size_t k, std::size_t m_candidates,

@@ -96,8 +96,8 @@ class Response:
 class CentredDesign:
     """X centred (or not), in the layout the C++ core wants, ready to be fitted to any y."""
 
-    def __init__(self, X: np.ndarray, *, fit_intercept: bool, gram: bool) -> None:
-        # One memory layout for every input layout: BLAS rounds differently on Fortran-ordered data.
+    def __init__(self, X: np.ndarray, *, fit_intercept: bool, gram: bool, n_threads: int = 1) -> None:
+        # One memory layout for every input layout.
         X = np.ascontiguousarray(X, dtype=np.float64)
         self.n_samples, self.n_features = X.shape
         self.fit_intercept = fit_intercept
@@ -106,9 +106,10 @@ class CentredDesign:
         self.xt: Optional[np.ndarray] = None
         with np.errstate(over="ignore", invalid="ignore"):
             if gram:
-                centred = X - self.x_mean if fit_intercept else X
-                self._centred = centred
-                self.gram = np.ascontiguousarray(centred.T @ centred)
+                # Our own kernels (not BLAS): the same Gram matrix and X^T y, bit for bit, whatever
+                # the BLAS library, its threads or n_threads.
+                self._x = X
+                self.gram = _core.greedy_centred_gram(X, self._mean, n_threads)
                 self.col_sq = np.ascontiguousarray(np.diagonal(self.gram))
             else:
                 xt = np.array(X.T, dtype=np.float64, order="C")
@@ -119,6 +120,10 @@ class CentredDesign:
         # |x_i^T x_j| <= ||x_i|| ||x_j||: finite squared norms keep the whole Gram matrix finite.
         if not (np.all(np.isfinite(self.x_mean)) and np.all(np.isfinite(self.col_sq))):
             raise ValueError("X: values too large, sums of squares overflow float64; rescale X")
+
+    @property
+    def _mean(self) -> Optional[np.ndarray]:
+        return self.x_mean if self.fit_intercept else None
 
     def check_columns(self, X: np.ndarray) -> None:
         """Reject constant columns (all-zero ones without an intercept) with the column indices.
@@ -144,7 +149,7 @@ class CentredDesign:
 
     def xty(self, y_centred: np.ndarray) -> np.ndarray:
         if self.gram is not None:
-            return np.ascontiguousarray(self._centred.T @ y_centred)
+            return _core.greedy_centred_xty(self._x, self._mean, np.ascontiguousarray(y_centred))
         return self.xt @ y_centred
 
     def response(self, y: np.ndarray) -> "Response":

@@ -43,10 +43,10 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         Learner ``b`` draws its subsets from stream ``(seed, b)`` of the library's xoshiro256**
         generator, so the fit is bit-identical for any ``n_jobs``.
     n_jobs : int or None, default=None
-        Threads for the learners: None or -1 for all cores, -2 for all but one. (The Gram matrix is
-        one BLAS call, which uses BLAS's own thread pool; limit it with threadpoolctl if needed.)
+        Threads for the Gram matrix and the learners: None or -1 for all cores, -2 for all but one.
+        (Both are our own C++ kernels, not BLAS calls: threadpoolctl limits do not apply to them.)
     precompute : {"auto", True, False}, default="auto"
-        Whether to build the Gram matrix ``X_c^T X_c`` once (a BLAS call, ``8 p^2`` bytes) or to let
+        Whether to build the Gram matrix ``X_c^T X_c`` once (``8 p^2`` bytes) or to let
         each learner compute the Gram entries it needs from the data. ``"auto"`` compares the two
         costs and never builds Gram matrices of more than 8192 features.
     tol : float, default=1e-10
@@ -140,7 +140,7 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
 
     def _design(self, X: np.ndarray, params: dict) -> CentredDesign:
         gram = use_gram(params["precompute"], X.shape[0], X.shape[1], params["k"], params["m"], params["n_learners"])
-        return CentredDesign(X, fit_intercept=bool(self.fit_intercept), gram=gram)
+        return CentredDesign(X, fit_intercept=bool(self.fit_intercept), gram=gram, n_threads=params["n_threads"])
 
     # -- fitting and prediction ------------------------------------------------------------------
 

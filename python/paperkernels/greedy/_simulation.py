@@ -96,7 +96,8 @@ def _simulation_inputs(estimator, X, mu, sigma, n_replicates, random_state):
     _check_replicates(n_replicates, n)
     params = estimator._checked_params(n, p)
     gram = use_gram(params["precompute"], n, p, params["k"], params["m"], params["n_learners"])
-    design = CentredDesign(X, fit_intercept=bool(estimator.fit_intercept), gram=gram)
+    design = CentredDesign(X, fit_intercept=bool(estimator.fit_intercept), gram=gram,
+                           n_threads=params["n_threads"])
     design.check_columns(X)
     rng = np.random.default_rng(as_seed(random_state, "random_state"))
     return X, mu, sigma, n_replicates, params, design, rng

@@ -1,0 +1,210 @@
+// The centred Gram matrix X_c^T X_c and the vector X_c^T y_c of a dense design, computed by our own
+// kernels rather than by BLAS so that every entry has one definition, whatever the machine's BLAS,
+// its thread count or ours:
+//   G[i][j] = sum over samples s = 0, 1, ..., n - 1, in that order, of (x_si - mu_i) * (x_sj - mu_j),
+// each product rounded, then added (no fused multiply-add). The data are packed once into centred
+// panels of NR features; tiles of MR x NR entries are accumulated in registers over blocks of
+// samples, with vectors running across features, so the vector width (AVX-512, AVX2 or the SSE2
+// baseline, chosen at run time) and the tiling change the speed only, never the bits.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "paperkernels/common/errors.hpp"
+#include "paperkernels/common/parallel.hpp"
+
+namespace paperkernels::greedy {
+
+namespace gram_detail {
+
+#if defined(__GNUC__)
+#define PAPERKERNELS_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define PAPERKERNELS_ALWAYS_INLINE inline
+#endif
+
+template <int W>
+struct Vec {
+  typedef double type __attribute__((vector_size(8 * W)));
+};
+
+// Samples per block: a block of packed panels (NR x kBlock doubles each) stays in L2 while the
+// tiles of a group of rows sweep it.
+constexpr std::size_t kBlock = 128;
+// Row blocks per task: the rows of one task share each block of samples.
+constexpr std::size_t kRowBlocksPerTask = 4;
+
+// C[r][v] += A[s][r] * B[s][v] for the samples of one block; C is an MR x NR tile of the padded
+// Gram matrix (leading dimension ldc), A holds the MR rows' values at stride NR (they live inside
+// a packed panel), B is a packed panel of NR features.
+template <int W, int MR, int NV>
+PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size_t samples, double* c,
+                                     std::size_t ldc) noexcept {
+  using V = typename Vec<W>::type;
+  constexpr int NR = W * NV;
+  V acc[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) std::memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(V));
+  for (std::size_t s = 0; s < samples; ++s) {
+    V bv[NV];
+    for (int v = 0; v < NV; ++v) std::memcpy(&bv[v], b + s * NR + v * W, sizeof(V));
+    for (int r = 0; r < MR; ++r) {
+      const double x = a[s * NR + r];
+      V av;
+      for (int l = 0; l < W; ++l) av[l] = x;
+      for (int v = 0; v < NV; ++v) acc[r][v] += av * bv[v];
+    }
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) std::memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(V));
+}
+
+// Everything one kernel variant needs: panel width NR = W * NV, row block MR (a divisor of NR).
+struct Layout {
+  std::size_t nr, mr, n, p, panels, padded;  // padded = panels * nr
+};
+
+// packed[panel][s][l] = x[s][panel * nr + l] - mu (0 beyond the last feature).
+inline void pack(const double* x, const double* mean, const Layout& L, double* packed) noexcept {
+  for (std::size_t s = 0; s < L.n; ++s) {
+    const double* row = x + s * L.p;
+    for (std::size_t q = 0; q < L.panels; ++q) {
+      double* out = packed + (q * L.n + s) * L.nr;
+      const std::size_t first = q * L.nr, width = std::min(L.nr, L.p - first);
+      if (mean)
+        for (std::size_t l = 0; l < width; ++l) out[l] = row[first + l] - mean[first + l];
+      else
+        for (std::size_t l = 0; l < width; ++l) out[l] = row[first + l];
+      for (std::size_t l = width; l < L.nr; ++l) out[l] = 0.0;
+    }
+  }
+}
+
+// Row blocks [first, last) of the upper triangle (tiles whose panel reaches the diagonal), over all
+// samples, block of samples by block of samples.
+template <int W, int MR, int NV>
+PAPERKERNELS_ALWAYS_INLINE void row_blocks(const double* packed, const Layout& L, std::size_t first,
+                                           std::size_t last, double* c) noexcept {
+  constexpr std::size_t NR = static_cast<std::size_t>(W * NV);
+  for (std::size_t s0 = 0; s0 < L.n; s0 += kBlock) {
+    const std::size_t samples = std::min(kBlock, L.n - s0);
+    for (std::size_t rb = first; rb < last; ++rb) {
+      const std::size_t i0 = rb * MR, own_panel = i0 / NR;
+      const double* a = packed + (own_panel * L.n + s0) * NR + (i0 - own_panel * NR);
+      for (std::size_t q = own_panel; q < L.panels; ++q)
+        tile<W, MR, NV>(a, packed + (q * L.n + s0) * NR, samples, c + i0 * L.padded + q * NR, L.padded);
+    }
+  }
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define PAPERKERNELS_GRAM_X86 1
+__attribute__((target("avx512f"))) inline void row_blocks_avx512(const double* packed, const Layout& L,
+                                                                std::size_t first, std::size_t last, double* c) {
+  row_blocks<8, 8, 3>(packed, L, first, last, c);
+}
+__attribute__((target("avx2"))) inline void row_blocks_avx2(const double* packed, const Layout& L,
+                                                             std::size_t first, std::size_t last, double* c) {
+  row_blocks<4, 4, 3>(packed, L, first, last, c);
+}
+#endif
+
+inline void row_blocks_baseline(const double* packed, const Layout& L, std::size_t first, std::size_t last,
+                                double* c) {
+  row_blocks<2, 4, 2>(packed, L, first, last, c);
+}
+
+enum class Isa { baseline, avx2, avx512 };
+
+inline bool isa_supported(Isa isa) noexcept {
+#ifdef PAPERKERNELS_GRAM_X86
+  __builtin_cpu_init();
+  if (isa == Isa::avx512) return __builtin_cpu_supports("avx512f");
+  if (isa == Isa::avx2) return __builtin_cpu_supports("avx2");
+#endif
+  return isa == Isa::baseline;
+}
+
+inline Isa detect_isa() noexcept {
+#ifdef PAPERKERNELS_GRAM_X86
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
+  if (__builtin_cpu_supports("avx2")) return Isa::avx2;
+#endif
+  return Isa::baseline;
+}
+
+inline Layout layout_for(Isa isa, std::size_t n, std::size_t p) noexcept {
+  Layout L{};
+  switch (isa) {
+    case Isa::avx512: L.nr = 24, L.mr = 8; break;
+    case Isa::avx2: L.nr = 12, L.mr = 4; break;
+    default: L.nr = 4, L.mr = 4; break;
+  }
+  L.n = n;
+  L.p = p;
+  L.panels = (p + L.nr - 1) / L.nr;
+  L.padded = L.panels * L.nr;
+  return L;
+}
+
+}  // namespace gram_detail
+
+using GramIsa = gram_detail::Isa;
+
+// gram (p x p, row-major) = X_c^T X_c with X row-major n x p and X_c = X - mean (mean == nullptr:
+// X itself). Exactly symmetric; identical bits for any n_threads and on any x86-64 machine. `isa`
+// forces a kernel variant (for tests); by default the widest the machine supports.
+inline void centred_gram(const double* x, std::size_t n, std::size_t p, const double* mean, double* gram,
+                         unsigned n_threads, const Poll& poll, const GramIsa* force_isa = nullptr) {
+  using namespace gram_detail;
+  require(n >= 1 && p >= 1, "X: expected at least one sample and one feature");
+  require(!force_isa || isa_supported(*force_isa), "isa: this machine does not support the requested kernel");
+  const Isa isa = force_isa ? *force_isa : detect_isa();
+  const Layout L = layout_for(isa, n, p);
+  std::unique_ptr<double[]> packed(new double[L.panels * L.n * L.nr]);
+  std::unique_ptr<double[]> padded(new double[L.padded * L.padded]());
+  pack(x, mean, L, packed.get());
+
+  const std::size_t row_blocks_total = L.padded / L.mr;
+  const std::size_t tasks = (row_blocks_total + kRowBlocksPerTask - 1) / kRowBlocksPerTask;
+  parallel_for(
+      tasks, n_threads,
+      [&](std::size_t task, const StopToken&) {
+        const std::size_t first = task * kRowBlocksPerTask;
+        const std::size_t last = std::min(row_blocks_total, first + kRowBlocksPerTask);
+        switch (isa) {
+#ifdef PAPERKERNELS_GRAM_X86
+          case Isa::avx512: row_blocks_avx512(packed.get(), L, first, last, padded.get()); break;
+          case Isa::avx2: row_blocks_avx2(packed.get(), L, first, last, padded.get()); break;
+#endif
+          default: row_blocks_baseline(packed.get(), L, first, last, padded.get()); break;
+        }
+      },
+      poll);
+  for (std::size_t i = 0; i < p; ++i) {
+    const double* row = padded.get() + i * L.padded;
+    for (std::size_t j = i; j < p; ++j) gram[i * p + j] = gram[j * p + i] = row[j];
+  }
+}
+
+// xty[j] = sum over samples s, in order, of (x_sj - mu_j) * y_s (y already centred; mean == nullptr:
+// X itself), each product rounded, then added.
+inline void centred_xty(const double* x, std::size_t n, std::size_t p, const double* mean, const double* y,
+                        double* xty) noexcept {
+  std::fill(xty, xty + p, 0.0);
+  for (std::size_t s = 0; s < n; ++s) {
+    const double* row = x + s * p;
+    const double ys = y[s];
+    if (mean)
+      for (std::size_t j = 0; j < p; ++j) xty[j] += (row[j] - mean[j]) * ys;
+    else
+      for (std::size_t j = 0; j < p; ++j) xty[j] += row[j] * ys;
+  }
+}
+
+}  // namespace paperkernels::greedy

@@ -1,0 +1,80 @@
+"""The greedy module's own Gram and X^T y kernels against a plain-Python definition: every entry is
+the in-order sum over samples of rounded products, so the reference must match bit for bit, for
+every kernel variant the machine has, any thread count and sizes that do not fill the tiles."""
+
+import numpy as np
+import pytest
+
+from paperkernels import _core
+
+
+def sequential_gram(X, mean):
+    """G[i][j] = (((0 + a_0 b_0) + a_1 b_1) + ...) in float64, sample by sample."""
+    Xc = X - mean if mean is not None else X
+    n, p = Xc.shape
+    G = np.zeros((p, p))
+    for s in range(n):  # numpy's outer product rounds each product once; += adds in sample order
+        G += np.multiply.outer(Xc[s], Xc[s])
+    return G
+
+
+def sequential_xty(X, mean, y):
+    Xc = X - mean if mean is not None else X
+    out = np.zeros(X.shape[1])
+    for s in range(X.shape[0]):
+        out += Xc[s] * y[s]
+    return out
+
+
+def supported_isas():
+    found = []
+    for isa in ("baseline", "avx2", "avx512"):
+        try:
+            _core.greedy_centred_gram(np.ones((1, 1)), None, 1, isa)
+        except ValueError:
+            continue
+        found.append(isa)
+    return found
+
+
+@pytest.mark.parametrize("n, p", [(1, 1), (3, 2), (7, 5), (129, 13), (300, 25), (257, 49), (40, 97)])
+@pytest.mark.parametrize("centred", [True, False])
+def test_gram_is_the_in_order_sum_bit_for_bit(n, p, centred):
+    rng = np.random.default_rng(n * 1000 + p)
+    X = rng.standard_normal((n, p)) * rng.uniform(0.1, 10.0, p) + rng.uniform(-5.0, 5.0, p)
+    mean = X.mean(axis=0) if centred else None
+    expected = sequential_gram(X, mean)
+    for isa in supported_isas():
+        for threads in (1, 2, 3):
+            got = _core.greedy_centred_gram(X, mean, threads, isa)
+            assert np.array_equal(got, expected), (isa, threads)
+
+
+def test_auto_kernel_is_one_of_the_variants_and_symmetric():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((500, 61))
+    auto = _core.greedy_centred_gram(X, X.mean(axis=0), 2)
+    assert np.array_equal(auto, auto.T)
+    assert np.array_equal(auto, _core.greedy_centred_gram(X, X.mean(axis=0), 1, "baseline"))
+    assert np.allclose(auto, np.cov(X, rowvar=False) * (X.shape[0] - 1), rtol=1e-12, atol=1e-10)
+
+
+@pytest.mark.parametrize("n, p", [(1, 1), (9, 4), (130, 33)])
+def test_xty_is_the_in_order_sum_bit_for_bit(n, p):
+    rng = np.random.default_rng(p)
+    X = rng.standard_normal((n, p)) + 3.0
+    y = rng.standard_normal(n)
+    for mean in (X.mean(axis=0), None):
+        assert np.array_equal(_core.greedy_centred_xty(X, mean, y), sequential_xty(X, mean, y))
+
+
+def test_kernel_arguments_are_checked():
+    X = np.ones((4, 3))
+    with pytest.raises(ValueError, match="mean: expected length 3"):
+        _core.greedy_centred_gram(X, np.ones(2), 1)
+    with pytest.raises(ValueError, match="isa: expected"):
+        _core.greedy_centred_gram(X, None, 1, "sse9")
+    with pytest.raises(ValueError, match="y: expected length 4"):
+        _core.greedy_centred_xty(X, None, np.ones(3))
+    with pytest.raises(ValueError, match="at least one sample"):
+        _core.greedy_centred_gram(np.ones((0, 3)), None, 1)
