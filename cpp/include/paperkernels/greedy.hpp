@@ -31,6 +31,7 @@
 #include "paperkernels/common/errors.hpp"
 #include "paperkernels/common/parallel.hpp"
 #include "paperkernels/common/random.hpp"
+#include "paperkernels/common/simd.hpp"
 
 // GCC on x86-64: compile the hot loops also for AVX2 and pick the version at load time. (The
 // 4-lane vector types only travel between inlined helpers, so GCC's note that passing them
@@ -43,6 +44,7 @@
 #else
 #define PAPERKERNELS_GREEDY_MULTIVERSION
 #endif
+
 
 namespace paperkernels::greedy {
 
@@ -155,39 +157,40 @@ struct LearnerOutput {
 
 // The eager row update (the hot loop of dense fits): with rows = R (row-major, p columns),
 //   row_t = (g - sum_{u<t} coefs[u] rows[u]) * inv,   c -= z row_t,   d -= row_t^2.
-// Blocks of 16 features keep their partial sums in registers while the t earlier rows stream past.
-// Only element-wise IEEE operations (no contraction, no reassociation), so the AVX2 clone that
-// x86-64 machines select at load time returns bit-identical results to the baseline SSE2 code.
-PAPERKERNELS_GREEDY_MULTIVERSION
-inline void eager_update(const double* g, double* rows, const double* coefs, std::size_t t, std::size_t p,
-                         double inv, double z, double* c, double* d) noexcept {
-  using v4 = double __attribute__((vector_size(32)));
-  auto load = [](const double* x) {
-    v4 v;
-    std::memcpy(&v, x, sizeof v);
-    return v;
-  };
-  auto store = [](double* x, v4 v) { std::memcpy(x, &v, sizeof v); };
+// Blocks of 4 vectors of W features keep their partial sums in registers while the t earlier rows
+// stream past. Only element-wise IEEE operations (no contraction, no reassociation), so the vector
+// width picked at load time (AVX-512, AVX2 or the SSE2 baseline) never changes the bits.
+template <int W>
+PAPERKERNELS_ALWAYS_INLINE void eager_update_w(const double* g, double* rows, const double* coefs, std::size_t t,
+                                               std::size_t p, double inv, double z, double* c, double* d) noexcept {
+  using V = typename simd::Vec<W>::type;
+  constexpr int NV = 4;  // vectors in flight (more do not help: the rows stream from L2)
+  constexpr std::size_t block = NV * W;
   double* row = rows + t * p;
-  const v4 vinv = {inv, inv, inv, inv}, vz = {z, z, z, z};
   std::size_t lo = 0;
-  for (; lo + 16 <= p; lo += 16) {
-    v4 a0 = load(g + lo), a1 = load(g + lo + 4), a2 = load(g + lo + 8), a3 = load(g + lo + 12);
+  for (; lo + block <= p; lo += block) {
+    V acc[NV];
+    for (int v = 0; v < NV; ++v) acc[v] = simd::load<W>(g + lo + v * W);
     for (std::size_t u = 0; u < t; ++u) {
-      const v4 coef = {coefs[u], coefs[u], coefs[u], coefs[u]};
+      const double coef = coefs[u];  // vector-scalar operations broadcast the scalar
       const double* previous = rows + u * p + lo;
-      a0 -= coef * load(previous);
-      a1 -= coef * load(previous + 4);
-      a2 -= coef * load(previous + 8);
-      a3 -= coef * load(previous + 12);
+      for (int v = 0; v < NV; ++v) acc[v] -= coef * simd::load<W>(previous + v * W);
     }
-    const v4 acc[4] = {a0 * vinv, a1 * vinv, a2 * vinv, a3 * vinv};
-    for (std::size_t l = 0; l < 4; ++l) {
-      const std::size_t at = lo + 4 * l;
-      store(row + at, acc[l]);
-      store(c + at, load(c + at) - vz * acc[l]);
-      store(d + at, load(d + at) - acc[l] * acc[l]);
+    for (int v = 0; v < NV; ++v) {
+      const V r = acc[v] * inv;
+      const std::size_t at = lo + v * W;
+      simd::store<W>(row + at, r);
+      simd::store<W>(c + at, simd::load<W>(c + at) - z * r);
+      simd::store<W>(d + at, simd::load<W>(d + at) - r * r);
     }
+  }
+  for (; lo + W <= p; lo += W) {
+    V a = simd::load<W>(g + lo);
+    for (std::size_t u = 0; u < t; ++u) a -= coefs[u] * simd::load<W>(rows + u * p + lo);
+    const V r = a * inv;
+    simd::store<W>(row + lo, r);
+    simd::store<W>(c + lo, simd::load<W>(c + lo) - z * r);
+    simd::store<W>(d + lo, simd::load<W>(d + lo) - r * r);
   }
   for (; lo < p; ++lo) {
     double acc = g[lo];
@@ -197,6 +200,101 @@ inline void eager_update(const double* g, double* rows, const double* coefs, std
     c[lo] -= z * r;
     d[lo] -= r * r;
   }
+}
+
+// The criteria of candidates cand[0..count) into crit, and their maximum (-1 if none is valid). A
+// candidate with d_j <= tol ||x_j||^2 is (nearly) in the active span: invalid, criterion -1. W
+// candidates at a time (gathered), each with exactly the scalar arithmetic.
+template <int W>
+PAPERKERNELS_ALWAYS_INLINE double criteria_w(const std::uint32_t* cand, std::size_t count, const double* c,
+                                             const double* d, const double* col_sq, double tol, bool omp,
+                                             double* crit) noexcept {
+  using V = typename simd::Vec<W>::type;
+  const V minus_one = V{} - 1.0;
+  V top = minus_one;
+  std::size_t i = 0;
+  for (; i + W <= count; i += W) {
+    V cv, dv, qv;
+    for (int l = 0; l < W; ++l) {
+      const std::uint32_t j = cand[i + l];
+      cv[l] = c[j];
+      dv[l] = d[j];
+      qv[l] = col_sq[j];
+    }
+    const auto valid = dv > tol * qv;
+    const V value = omp ? (cv < 0.0 ? -cv : cv) : cv * cv / dv;
+    const V r = valid ? value : minus_one;
+    simd::store<W>(crit + i, r);
+    top = r > top ? r : top;
+  }
+  double best = -1.0;
+  for (int l = 0; l < W; ++l) best = top[l] > best ? top[l] : best;
+  for (; i < count; ++i) {
+    const std::uint32_t j = cand[i];
+    const double cj = c[j], dj = d[j];
+    crit[i] = dj > tol * col_sq[j] ? (omp ? std::fabs(cj) : cj * cj / dj) : -1.0;
+    best = crit[i] > best ? crit[i] : best;
+  }
+  return best;
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define PAPERKERNELS_GREEDY_X86 1
+__attribute__((target("avx512f"))) inline void eager_update_avx512(const double* g, double* rows, const double* coefs,
+                                                                  std::size_t t, std::size_t p, double inv, double z,
+                                                                  double* c, double* d) noexcept {
+  eager_update_w<8>(g, rows, coefs, t, p, inv, z, c, d);
+}
+__attribute__((target("avx2"))) inline void eager_update_avx2(const double* g, double* rows, const double* coefs,
+                                                               std::size_t t, std::size_t p, double inv, double z,
+                                                               double* c, double* d) noexcept {
+  eager_update_w<4>(g, rows, coefs, t, p, inv, z, c, d);
+}
+__attribute__((target("avx512f"))) inline double criteria_avx512(const std::uint32_t* cand, std::size_t count,
+                                                                 const double* c, const double* d, const double* col_sq,
+                                                                 double tol, bool omp, double* crit) noexcept {
+  return criteria_w<8>(cand, count, c, d, col_sq, tol, omp, crit);
+}
+__attribute__((target("avx2"))) inline double criteria_avx2(const std::uint32_t* cand, std::size_t count,
+                                                             const double* c, const double* d, const double* col_sq,
+                                                             double tol, bool omp, double* crit) noexcept {
+  return criteria_w<4>(cand, count, c, d, col_sq, tol, omp, crit);
+}
+#endif
+
+using Criteria = double (*)(const std::uint32_t*, std::size_t, const double*, const double*, const double*, double,
+                            bool, double*) noexcept;
+
+inline double criteria_baseline(const std::uint32_t* cand, std::size_t count, const double* c, const double* d,
+                                const double* col_sq, double tol, bool omp, double* crit) noexcept {
+  return criteria_w<2>(cand, count, c, d, col_sq, tol, omp, crit);
+}
+
+inline Criteria select_criteria() noexcept {
+#ifdef PAPERKERNELS_GREEDY_X86
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return criteria_avx512;
+  if (__builtin_cpu_supports("avx2")) return criteria_avx2;
+#endif
+  return criteria_baseline;
+}
+
+using EagerUpdate = void (*)(const double*, double*, const double*, std::size_t, std::size_t, double, double, double*,
+                             double*) noexcept;
+
+inline void eager_update_baseline(const double* g, double* rows, const double* coefs, std::size_t t, std::size_t p,
+                                  double inv, double z, double* c, double* d) noexcept {
+  eager_update_w<2>(g, rows, coefs, t, p, inv, z, c, d);
+}
+
+// The widest variant of the eager update this machine runs.
+inline EagerUpdate select_eager_update() noexcept {
+#ifdef PAPERKERNELS_GREEDY_X86
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return eager_update_avx512;
+  if (__builtin_cpu_supports("avx2")) return eager_update_avx2;
+#endif
+  return eager_update_baseline;
 }
 
 // How a learner keeps c_j, d_j and R up to date.
@@ -215,6 +313,8 @@ class Learner {
         p_(problem.n_features),
         k_(settings.k),
         update_(problem.gram ? update : Update::lazy),
+        eager_update_(select_eager_update()),
+        criteria_(select_criteria()),
         pool_(p_),
         filled_(p_),
         c_(p_),
@@ -277,7 +377,7 @@ class Learner {
     const std::size_t a = active_[t];
     double* coefs = scratch_.data();  // R[u, a_t] for u < t
     for (std::size_t u = 0; u < t; ++u) coefs[u] = r_[u * p_ + a];
-    eager_update(pb_.gram + a * p_, r_.get(), coefs, t, p_, inv_diag_[t], z_[t], c_.data(), d_.data());
+    eager_update_(pb_.gram + a * p_, r_.get(), coefs, t, p_, inv_diag_[t], z_[t], c_.data(), d_.data());
   }
 
   // Lazy: brings columns cand[0..count) of R, and their c_j and d_j, up to date with the first t
@@ -339,18 +439,11 @@ class Learner {
   // one. (Criteria equal in exact arithmetic, from duplicated or collinear columns, differ by
   // rounding; this makes them ties.) Two passes, so the criteria are computed independently.
   std::size_t best_of(std::size_t begin, std::size_t end) noexcept {
-    const bool omp = st_.criterion == Criterion::omp;
     const std::size_t count = end - begin;
     const std::uint32_t* cand = pool_.data() + begin;
     double* crit = crit_.data();
-    double top = -1.0;
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::uint32_t j = cand[i];
-      const double dj = d_[j], cj = c_[j];
-      const bool valid = dj > st_.tol * pb_.col_sq[j];  // else (nearly) in the active span
-      crit[i] = valid ? (omp ? std::fabs(cj) : cj * cj / dj) : -1.0;
-      top = crit[i] > top ? crit[i] : top;
-    }
+    const double top = criteria_(cand, count, c_.data(), d_.data(), pb_.col_sq, st_.tol,
+                                 st_.criterion == Criterion::omp, crit);
     if (top < 0.0) return kNone;
     const double threshold = top * (1.0 - kTieTolerance);
     std::size_t best = kNone;
@@ -406,6 +499,8 @@ class Learner {
   const Settings& st_;
   std::size_t p_, k_;
   Update update_;
+  EagerUpdate eager_update_;
+  Criteria criteria_;
   std::vector<std::uint32_t> pool_;    // unselected features first; candidates at the front
   std::vector<std::uint32_t> filled_;  // lazy: rows of R already computed for each column
   std::vector<double> c_, d_;

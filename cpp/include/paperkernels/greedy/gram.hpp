@@ -16,21 +16,13 @@
 
 #include "paperkernels/common/errors.hpp"
 #include "paperkernels/common/parallel.hpp"
+#include "paperkernels/common/simd.hpp"
 
 namespace paperkernels::greedy {
 
 namespace gram_detail {
 
-#if defined(__GNUC__)
-#define PAPERKERNELS_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define PAPERKERNELS_ALWAYS_INLINE inline
-#endif
-
-template <int W>
-struct Vec {
-  typedef double type __attribute__((vector_size(8 * W)));
-};
+using simd::Vec;
 
 // Samples per block: a block of packed panels (NR x kBlock doubles each) stays in L2 while the
 // tiles of a group of rows sweep it.
@@ -53,10 +45,8 @@ PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size
     V bv[NV];
     for (int v = 0; v < NV; ++v) std::memcpy(&bv[v], b + s * NR + v * W, sizeof(V));
     for (int r = 0; r < MR; ++r) {
-      const double x = a[s * NR + r];
-      V av;
-      for (int l = 0; l < W; ++l) av[l] = x;
-      for (int v = 0; v < NV; ++v) acc[r][v] += av * bv[v];
+      const double x = a[s * NR + r];  // vector-scalar products broadcast the scalar
+      for (int v = 0; v < NV; ++v) acc[r][v] += x * bv[v];
     }
   }
   for (int r = 0; r < MR; ++r)

@@ -1,0 +1,45 @@
+// GCC vector extensions of W doubles, for kernels written once and compiled for several vector
+// widths (each width in a function with its own target attribute, picked at run time). Only
+// element-wise IEEE operations are used on them, so every width returns the same bits. (Operations
+// between a vector and a scalar broadcast the scalar.)
+#pragma once
+
+#include <cstring>
+
+#if defined(__GNUC__)
+#define PAPERKERNELS_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define PAPERKERNELS_ALWAYS_INLINE inline
+#endif
+
+// The helpers are always inlined into functions compiled for the width they use, so GCC's note
+// that passing wide vectors without AVX changes the ABI does not apply.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+namespace paperkernels::simd {
+
+template <int W>
+struct Vec {
+  typedef double type __attribute__((vector_size(8 * W)));
+};
+
+template <int W>
+PAPERKERNELS_ALWAYS_INLINE typename Vec<W>::type load(const double* x) noexcept {
+  typename Vec<W>::type v;
+  std::memcpy(&v, x, sizeof v);
+  return v;
+}
+
+template <int W>
+PAPERKERNELS_ALWAYS_INLINE void store(double* x, typename Vec<W>::type v) noexcept {
+  std::memcpy(x, &v, sizeof v);
+}
+
+}  // namespace paperkernels::simd
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
