@@ -350,7 +350,9 @@ class Learner {
       out.active[t] = j;
       out.gain[t] = z_[t] * z_[t];
       update_coefficients(t, out.coef + packed_offset(t));
-      if (t + 1 < k_ && update_ == Update::eager) eager_row(t);
+      // Eager: row t of R for every feature, except before the last step, whose few candidates
+      // get that row one by one (last_row), with the same arithmetic.
+      if (t + 2 < k_ && update_ == Update::eager) eager_row(t);
       steps = t + 1;
     }
     // An early stop carries the last model forward.
@@ -431,7 +433,31 @@ class Learner {
   }
 
   void bring_up_to_date(const std::uint32_t* cand, std::size_t count, std::size_t t) noexcept {
-    if (update_ == Update::lazy) fill_batch(cand, count, t);
+    if (update_ == Update::lazy)
+      fill_batch(cand, count, t);
+    else if (t + 1 == k_ && t >= 1)
+      last_row(cand, count, t - 1);
+  }
+
+  // Eager, before the last step: row s = k - 2 of R (and c_j, d_j) for the drawn candidates only,
+  // each entry with exactly the operations of the vectorised eager update (a sequential sum over
+  // the earlier rows), so the learner's path does not depend on which of the two computed it.
+  void last_row(const std::uint32_t* cand, std::size_t count, std::size_t s) noexcept {
+    const std::size_t a = active_[s];
+    const double* coefs = scratch_.data();  // R[u, a_s] for u < s
+    for (std::size_t u = 0; u < s; ++u) scratch_[u] = r_[u * p_ + a];
+    const double* g = pb_.gram + a * p_;
+    const double inv = inv_diag_[s], z = z_[s];
+    double* rows = r_.get();
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t j = cand[i];
+      double acc = g[j];
+      for (std::size_t u = 0; u < s; ++u) acc -= coefs[u] * rows[u * p_ + j];
+      const double r = acc * inv;
+      rows[s * p_ + j] = r;
+      c_[j] -= z * r;
+      d_[j] -= r * r;
+    }
   }
 
   // Best valid candidate among pool positions [begin, end), or kNone: the lowest feature index
@@ -463,7 +489,12 @@ class Learner {
   std::size_t choose(Xoshiro256& rng, std::size_t t) {
     const std::size_t q = p_ - t;
     const std::size_t mu = std::min(st_.m, q);
-    for (std::size_t i = 0; i < mu; ++i) std::swap(pool_[i], pool_[i + static_cast<std::size_t>(rng.below(q - i))]);
+    {
+      Xoshiro256 local = rng;  // a local copy keeps the state in registers through the draws
+      std::uint32_t* pool = pool_.data();
+      for (std::size_t i = 0; i < mu; ++i) std::swap(pool[i], pool[i + static_cast<std::size_t>(local.below(q - i))]);
+      rng = local;
+    }
     bring_up_to_date(pool_.data(), mu, t);
     std::size_t best = best_of(0, mu);
     for (std::size_t i = mu; best == kNone && i < q; ++i) {
@@ -481,11 +512,10 @@ class Learner {
   void update_coefficients(std::size_t t, double* out) noexcept {
     double* column = rinv_.data() + t * k_;  // rinv_ is column-major: (R^-1)[u, v] at v * k + u
     for (std::size_t u = 0; u < t; ++u) scratch_[u] = r_at(u, active_[t]);
-    std::fill(column, column + t, 0.0);
-    for (std::size_t v = 0; v < t; ++v) {
-      const double weight = scratch_[v];
-      const double* previous = rinv_.data() + v * k_;
-      for (std::size_t u = 0; u <= v; ++u) column[u] += previous[u] * weight;
+    for (std::size_t u = 0; u < t; ++u) {  // column[u] = sum over v = u .. t-1, in order, of R^-1[u, v] R[v, a_t]
+      double acc = 0.0;
+      for (std::size_t v = u; v < t; ++v) acc += rinv_[v * k_ + u] * scratch_[v];
+      column[u] = acc;
     }
     const double inv = inv_diag_[t];
     for (std::size_t u = 0; u < t; ++u) column[u] *= -inv;
