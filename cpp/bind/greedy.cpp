@@ -61,7 +61,8 @@ py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, int cri
 void bind_greedy(py::module_& m) {
   m.def(
       "greedy_centred_gram",
-      [](const carray<double>& x, std::optional<carray<double>> mean, unsigned n_threads, const std::string& isa) {
+      [](const carray<double>& x, std::optional<carray<double>> mean, unsigned n_threads, const std::string& isa,
+         std::optional<carray<double>> y) -> py::object {
         bind::require_ndim(x, 2, "X");
         std::optional<greedy::GramIsa> forced;
         if (isa == "avx512") forced = greedy::GramIsa::avx512;
@@ -70,20 +71,25 @@ void bind_greedy(py::module_& m) {
         else require(isa == "auto", "isa: expected 'auto', 'avx512', 'avx2' or 'baseline'");
         const py::ssize_t n = x.shape(0), p = x.shape(1);
         if (mean) require_length(*mean, p, "mean");
+        if (y) require_length(*y, n, "y");
         const double* mu = mean ? mean->data() : nullptr;
         carray<double> gram({p, p});
+        carray<double> xty(y ? p : 0);
         {
           py::gil_scoped_release release;
           greedy::centred_gram(x.data(), static_cast<std::size_t>(n), static_cast<std::size_t>(p), mu,
                                gram.mutable_data(), n_threads, bind::python_signal_poll(),
-                               forced ? &*forced : nullptr);
+                               forced ? &*forced : nullptr, y ? y->data() : nullptr,
+                               y ? xty.mutable_data() : nullptr);
         }
-        return gram;
+        if (y) return py::make_tuple(gram, xty);
+        return std::move(gram);
       },
-      py::arg("X"), py::arg("mean"), py::arg("n_threads"), py::arg("isa") = "auto",
+      py::arg("X"), py::arg("mean"), py::arg("n_threads"), py::arg("isa") = "auto", py::arg("y") = py::none(),
       "(X - mean)^T (X - mean) for X (n, p) row-major (mean None: X^T X). Each entry sums the samples in\n"
       "order (no fused multiply-add): the same bits for any n_threads and any x86-64 vector width.\n"
-      "isa ('auto', 'avx512', 'avx2', 'baseline') forces a kernel variant, for tests.");
+      "isa ('auto', 'avx512', 'avx2', 'baseline') forces a kernel variant, for tests. With y (n,), already\n"
+      "centred, returns (gram, (X - mean)^T y), the latter bit-identical to greedy_centred_xty.");
 
   m.def(
       "greedy_centred_xty",

@@ -1,4 +1,6 @@
 # Stub for the private C++ extension paperkernels._core. Keep in sync with cpp/bind/*.cpp.
+from typing import overload
+
 import numpy as np
 import numpy.typing as npt
 
@@ -51,9 +53,16 @@ def shapes_freqprop(z: npt.NDArray[np.complex128], N: int, lam: float, radial: b
 def shapes_rasterize(vertices: npt.NDArray[np.float64], ring_start: npt.NDArray[np.int64], ring_sign: npt.NDArray[np.float64], poly_start: npt.NDArray[np.int64], H: int, W: int, supersample: int, n_threads: int) -> npt.NDArray[np.float64]: ...
 def shapes_resample(masks: npt.NDArray[np.generic], transform: npt.NDArray[np.float64], R: int, C: int, supersample: int, n_threads: int) -> npt.NDArray[np.float64]: ...
 # greedy.cpp
+@overload
 def greedy_centred_gram(
     X: npt.NDArray[np.float64], mean: npt.NDArray[np.float64] | None, n_threads: int, isa: str = "auto",
+    y: None = None,
 ) -> npt.NDArray[np.float64]: ...
+@overload
+def greedy_centred_gram(
+    X: npt.NDArray[np.float64], mean: npt.NDArray[np.float64] | None, n_threads: int, isa: str,
+    y: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def greedy_centred_xty(
     X: npt.NDArray[np.float64], mean: npt.NDArray[np.float64] | None, y: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]: ...

@@ -96,7 +96,10 @@ class Response:
 class CentredDesign:
     """X centred (or not), in the layout the C++ core wants, ready to be fitted to any y."""
 
-    def __init__(self, X: np.ndarray, *, fit_intercept: bool, gram: bool, n_threads: int = 1) -> None:
+    def __init__(self, X: np.ndarray, *, fit_intercept: bool, gram: bool, n_threads: int = 1,
+                 y: Optional[np.ndarray] = None) -> None:
+        """``y``, if given, is prepared along with the Gram matrix (``X^T y`` as its extra column), and
+        :meth:`response` of that same array object returns it without another pass over X."""
         # One memory layout for every input layout.
         X = np.ascontiguousarray(X, dtype=np.float64)
         self.n_samples, self.n_features = X.shape
@@ -104,12 +107,18 @@ class CentredDesign:
         self.x_mean = X.mean(axis=0) if fit_intercept else np.zeros(self.n_features)
         self.gram: Optional[np.ndarray] = None
         self.xt: Optional[np.ndarray] = None
+        self._prepared: Optional[tuple] = None  # (y, its Response)
         with np.errstate(over="ignore", invalid="ignore"):
             if gram:
                 # Our own kernels (not BLAS): the same Gram matrix and X^T y, bit for bit, whatever
                 # the BLAS library, its threads or n_threads.
                 self._x = X
-                self.gram = _core.greedy_centred_gram(X, self._mean, n_threads)
+                if y is None:
+                    self.gram = _core.greedy_centred_gram(X, self._mean, n_threads)
+                else:
+                    y_mean, y_centred = self._centre(y)
+                    self.gram, xty = _core.greedy_centred_gram(X, self._mean, n_threads, "auto", y_centred)
+                    self._prepared = (y, self._checked_response(y_mean, y_centred, xty))
                 self.col_sq = np.ascontiguousarray(np.diagonal(self.gram))
             else:
                 xt = np.array(X.T, dtype=np.float64, order="C")
@@ -152,19 +161,31 @@ class CentredDesign:
             return _core.greedy_centred_xty(self._x, self._mean, np.ascontiguousarray(y_centred))
         return self.xt @ y_centred
 
-    def response(self, y: np.ndarray) -> "Response":
-        """The response as the learners see it: its mean and ``X_c^T y_c``. Computed once per fit
-        (a BLAS call, whose rounding may depend on the BLAS thread count) and handed to every
-        range of learners, so that learners fitted anywhere see the same numbers."""
+    def _centre(self, y: np.ndarray):
         y = np.asarray(y, dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
             y_mean = float(y.mean()) if self.fit_intercept else 0.0
-            y_centred = y - y_mean
-            xty = self.xty(y_centred)
+            return y_mean, np.ascontiguousarray(y - y_mean)
+
+    @staticmethod
+    def _checked_response(y_mean: float, y_centred: np.ndarray, xty: np.ndarray) -> "Response":
+        with np.errstate(over="ignore", invalid="ignore"):
             y_sq = float(y_centred @ y_centred)
         if not (np.isfinite(y_sq) and np.all(np.isfinite(xty))):
             raise ValueError("y: values too large, sums of squares overflow float64; rescale y")
         return Response(y_mean, xty)
+
+    def response(self, y: np.ndarray) -> "Response":
+        """The response as the learners see it: its mean and ``X_c^T y_c``. Computed once per fit
+        and handed to every range of learners, so that learners fitted anywhere see the same
+        numbers (without a Gram matrix ``X_c^T y_c`` is a BLAS call, whose rounding may depend on
+        the BLAS thread count)."""
+        if self._prepared is not None and y is self._prepared[0]:
+            return self._prepared[1]
+        y_mean, y_centred = self._centre(y)
+        with np.errstate(over="ignore", invalid="ignore"):
+            xty = self.xty(y_centred)
+        return self._checked_response(y_mean, y_centred, xty)
 
     def fit(self, y: np.ndarray, *, k: int, m: int, n_learners: int, criterion: str, tol: float, seed: int,
             n_threads: int) -> EnsemblePath:

@@ -138,9 +138,10 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
             precompute=precompute,
         )
 
-    def _design(self, X: np.ndarray, params: dict) -> CentredDesign:
+    def _design(self, X: np.ndarray, params: dict, y: Optional[np.ndarray] = None) -> CentredDesign:
         gram = use_gram(params["precompute"], X.shape[0], X.shape[1], params["k"], params["m"], params["n_learners"])
-        return CentredDesign(X, fit_intercept=bool(self.fit_intercept), gram=gram, n_threads=params["n_threads"])
+        return CentredDesign(X, fit_intercept=bool(self.fit_intercept), gram=gram, n_threads=params["n_threads"],
+                             y=y)
 
     # -- fitting and prediction ------------------------------------------------------------------
 
@@ -158,7 +159,7 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         X, y = validate(self, X, y, reset=True)
         params = self._checked_params(*X.shape)
         seed = seed_from_random_state(self.random_state)
-        design = self._design(X, params)
+        design = self._design(X, params, y)
         design.check_columns(X)
         return X, y, params, seed, design
 

@@ -55,21 +55,24 @@ PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size
 
 // Everything one kernel variant needs: panel width NR = W * NV, row block MR (a divisor of NR).
 struct Layout {
-  std::size_t nr, mr, n, p, panels, padded;  // padded = panels * nr
+  std::size_t nr, mr, n, p, cols, panels, padded;  // cols = p (+ 1 with an extra column); padded = panels * nr
 };
 
 // packed[panel][s][l] = x[s][panel * nr + l] - mu (0 beyond the last feature).
-inline void pack(const double* x, const double* mean, const Layout& L, double* packed) noexcept {
+// (With an extra column, column p holds extra[s] as given.)
+inline void pack(const double* x, const double* mean, const double* extra, const Layout& L, double* packed) noexcept {
   for (std::size_t s = 0; s < L.n; ++s) {
     const double* row = x + s * L.p;
     for (std::size_t q = 0; q < L.panels; ++q) {
       double* out = packed + (q * L.n + s) * L.nr;
-      const std::size_t first = q * L.nr, width = std::min(L.nr, L.p - first);
+      const std::size_t first = q * L.nr;
+      const std::size_t width = L.p > first ? std::min(L.nr, L.p - first) : 0;
       if (mean)
         for (std::size_t l = 0; l < width; ++l) out[l] = row[first + l] - mean[first + l];
       else
         for (std::size_t l = 0; l < width; ++l) out[l] = row[first + l];
       for (std::size_t l = width; l < L.nr; ++l) out[l] = 0.0;
+      if (extra && first <= L.p && L.p < first + L.nr) out[L.p - first] = extra[s];
     }
   }
 }
@@ -128,7 +131,7 @@ inline Isa detect_isa() noexcept {
   return Isa::baseline;
 }
 
-inline Layout layout_for(Isa isa, std::size_t n, std::size_t p) noexcept {
+inline Layout layout_for(Isa isa, std::size_t n, std::size_t p, bool extra) noexcept {
   Layout L{};
   switch (isa) {
     case Isa::avx512: L.nr = 24, L.mr = 8; break;
@@ -137,7 +140,8 @@ inline Layout layout_for(Isa isa, std::size_t n, std::size_t p) noexcept {
   }
   L.n = n;
   L.p = p;
-  L.panels = (p + L.nr - 1) / L.nr;
+  L.cols = p + (extra ? 1 : 0);
+  L.panels = (L.cols + L.nr - 1) / L.nr;
   L.padded = L.panels * L.nr;
   return L;
 }
@@ -147,18 +151,21 @@ inline Layout layout_for(Isa isa, std::size_t n, std::size_t p) noexcept {
 using GramIsa = gram_detail::Isa;
 
 // gram (p x p, row-major) = X_c^T X_c with X row-major n x p and X_c = X - mean (mean == nullptr:
-// X itself). Exactly symmetric; identical bits for any n_threads and on any x86-64 machine. `isa`
-// forces a kernel variant (for tests); by default the widest the machine supports.
+// X itself). Exactly symmetric; identical bits for any n_threads and on any x86-64 machine. With
+// `extra` (length n, e.g. a centred response y), also extra_out = X_c^T extra, an extra column of
+// the same computation, bit-identical to centred_xty. `isa` forces a kernel variant (for tests); by
+// default the widest the machine supports.
 inline void centred_gram(const double* x, std::size_t n, std::size_t p, const double* mean, double* gram,
-                         unsigned n_threads, const Poll& poll, const GramIsa* force_isa = nullptr) {
+                         unsigned n_threads, const Poll& poll, const GramIsa* force_isa = nullptr,
+                         const double* extra = nullptr, double* extra_out = nullptr) {
   using namespace gram_detail;
   require(n >= 1 && p >= 1, "X: expected at least one sample and one feature");
   require(!force_isa || isa_supported(*force_isa), "isa: this machine does not support the requested kernel");
   const Isa isa = force_isa ? *force_isa : detect_isa();
-  const Layout L = layout_for(isa, n, p);
+  const Layout L = layout_for(isa, n, p, extra != nullptr);
   std::unique_ptr<double[]> packed(new double[L.panels * L.n * L.nr]);
   std::unique_ptr<double[]> padded(new double[L.padded * L.padded]());
-  pack(x, mean, L, packed.get());
+  pack(x, mean, extra, L, packed.get());
 
   const std::size_t row_blocks_total = L.padded / L.mr;
   const std::size_t tasks = (row_blocks_total + kRowBlocksPerTask - 1) / kRowBlocksPerTask;
@@ -179,6 +186,7 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
   for (std::size_t i = 0; i < p; ++i) {
     const double* row = padded.get() + i * L.padded;
     for (std::size_t j = i; j < p; ++j) gram[i * p + j] = gram[j * p + i] = row[j];
+    if (extra) extra_out[i] = row[p];
   }
 }
 
