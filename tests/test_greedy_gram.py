@@ -68,6 +68,18 @@ def test_xty_is_the_in_order_sum_bit_for_bit(n, p):
         assert np.array_equal(_core.greedy_centred_xty(X, mean, y), sequential_xty(X, mean, y))
 
 
+@pytest.mark.parametrize("n, p", [(1, 1), (50, 23), (130, 24), (77, 48)])
+def test_response_column_of_the_gram_kernel_is_xty_bit_for_bit(n, p):
+    rng = np.random.default_rng(n + p)
+    X = rng.standard_normal((n, p)) - 2.0
+    y = rng.standard_normal(n)
+    for mean in (X.mean(axis=0), None):
+        for isa in supported_isas():
+            gram, xty = _core.greedy_centred_gram(X, mean, 2, isa, y)
+            assert np.array_equal(gram, _core.greedy_centred_gram(X, mean, 1, isa))
+            assert np.array_equal(xty, sequential_xty(X, mean, y))
+
+
 def test_kernel_arguments_are_checked():
     X = np.ones((4, 3))
     with pytest.raises(ValueError, match="mean: expected length 3"):
@@ -76,5 +88,7 @@ def test_kernel_arguments_are_checked():
         _core.greedy_centred_gram(X, None, 1, "sse9")
     with pytest.raises(ValueError, match="y: expected length 4"):
         _core.greedy_centred_xty(X, None, np.ones(3))
+    with pytest.raises(ValueError, match="y: expected length 4"):
+        _core.greedy_centred_gram(X, None, 1, "auto", np.ones(5))
     with pytest.raises(ValueError, match="at least one sample"):
         _core.greedy_centred_gram(np.ones((0, 3)), None, 1)
