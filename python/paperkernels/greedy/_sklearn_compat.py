@@ -141,6 +141,18 @@ def _validate_without_sklearn(estimator, X, y, reset: bool) -> Tuple[np.ndarray,
     return X, y
 
 
+def _plain_finite_arrays(X, y) -> bool:
+    """Whether X and y are plain float64 ndarrays of shapes (n, p) and (n,), n, p >= 1, all finite:
+    inputs that every validation path accepts unchanged. Anything else takes the full path (and
+    gets its errors and warnings from there)."""
+    return (
+        type(X) is np.ndarray and type(y) is np.ndarray
+        and X.dtype == np.float64 and y.dtype == np.float64
+        and X.ndim == 2 and y.ndim == 1 and X.shape[0] == y.shape[0] and X.shape[0] >= 1 and X.shape[1] >= 1
+        and bool(np.isfinite(X).all()) and bool(np.isfinite(y).all())
+    )
+
+
 def validate(estimator, X, y=None, *, reset: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
     """Validated float64 X (and y) following scikit-learn's conventions; sets or checks
     ``n_features_in_`` and ``feature_names_in_``."""
@@ -148,6 +160,13 @@ def validate(estimator, X, y=None, *, reset: bool) -> Tuple[np.ndarray, Optional
         raise TypeError("X: expected an array of shape (n_samples, n_features), got None")
     if reset and y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None.")
+    if reset and y is not None and _plain_finite_arrays(X, y):
+        # What scikit-learn's validation concludes for these inputs, without its generic
+        # (dataframe, dtype, sparse) machinery: the same arrays back and the same attributes.
+        estimator.n_features_in_ = X.shape[1]
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+        return X, y
     if HAVE_SKLEARN:
         kwargs = dict(dtype=np.float64, y_numeric=True, ensure_min_samples=1)
         if y is None:
