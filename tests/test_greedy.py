@@ -232,6 +232,23 @@ def test_feature_names_without_sklearn():
         _validate_without_sklearn(model, X + 1j, y, reset=True)
 
 
+def test_plain_arrays_validate_like_the_full_path():
+    # Plain finite float64 arrays skip scikit-learn's generic validation: same fit, same attributes.
+    X, y = make_data(n=40, p=5, seed=3)
+    fast = EnsembleForwardSelection(k=3, n_estimators=20, random_state=1).fit(X, y)
+    full = EnsembleForwardSelection(k=3, n_estimators=20, random_state=1).fit(X.tolist(), y.tolist())
+    np.testing.assert_array_equal(fast.coef_path_, full.coef_path_)
+    assert fast.n_features_in_ == full.n_features_in_ == 5
+    model = EnsembleForwardSelection(k=3, n_estimators=20)
+    model.feature_names_in_ = np.array([f"f{j}" for j in range(5)], dtype=object)  # as a DataFrame fit leaves it
+    model.fit(X, y)  # refitting on an ndarray forgets the names, as scikit-learn's validation does
+    assert not hasattr(model, "feature_names_in_") and model.n_features_in_ == 5
+    bad = X.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        EnsembleForwardSelection(k=3).fit(bad, y)
+
+
 # -- scikit-learn compatibility --------------------------------------------------------------------
 
 
