@@ -30,8 +30,8 @@ constexpr std::size_t kBlock = 128;
 // Row blocks per task: the rows of one task share each block of samples.
 constexpr std::size_t kRowBlocksPerTask = 4;
 
-// C[r][v] += A[s][r] * B[s][v] for the samples of one block; C is an MR x NR tile of the padded
-// Gram matrix (leading dimension ldc), A holds the MR rows' values at stride NR (they live inside
+// C[r][v] += A[s][r] * B[s][v] for the samples of one block; C is an MR x NR tile of the task's
+// rows of the padded Gram matrix (leading dimension ldc), A holds the MR rows' values at stride NR (they live inside
 // a packed panel), B is a packed panel of NR features.
 template <int W, int MR, int NV>
 PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size_t samples, double* c,
@@ -78,10 +78,11 @@ inline void pack(const double* x, const double* mean, const double* extra, const
 }
 
 // Row blocks [first, last) of the upper triangle (tiles whose panel reaches the diagonal), over all
-// samples, block of samples by block of samples.
+// samples, block of samples by block of samples, into c: rows first * MR, ... of the padded matrix.
 template <int W, int MR, int NV>
 PAPERKERNELS_ALWAYS_INLINE void row_blocks(const double* packed, const Layout& L, std::size_t first,
                                            std::size_t last, double* c) noexcept {
+  const std::size_t row0 = first * MR;
   constexpr std::size_t NR = static_cast<std::size_t>(W * NV);
   for (std::size_t s0 = 0; s0 < L.n; s0 += kBlock) {
     const std::size_t samples = std::min(kBlock, L.n - s0);
@@ -89,7 +90,7 @@ PAPERKERNELS_ALWAYS_INLINE void row_blocks(const double* packed, const Layout& L
       const std::size_t i0 = rb * MR, own_panel = i0 / NR;
       const double* a = packed + (own_panel * L.n + s0) * NR + (i0 - own_panel * NR);
       for (std::size_t q = own_panel; q < L.panels; ++q)
-        tile<W, MR, NV>(a, packed + (q * L.n + s0) * NR, samples, c + i0 * L.padded + q * NR, L.padded);
+        tile<W, MR, NV>(a, packed + (q * L.n + s0) * NR, samples, c + (i0 - row0) * L.padded + q * NR, L.padded);
     }
   }
 }
@@ -164,30 +165,33 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
   const Isa isa = force_isa ? *force_isa : detect_isa();
   const Layout L = layout_for(isa, n, p, extra != nullptr);
   std::unique_ptr<double[]> packed(new double[L.panels * L.n * L.nr]);
-  std::unique_ptr<double[]> padded(new double[L.padded * L.padded]());
   pack(x, mean, extra, L, packed.get());
 
-  const std::size_t row_blocks_total = L.padded / L.mr;
+  // Tasks of kRowBlocksPerTask row blocks, each accumulating into its own zeroed strip of the
+  // padded matrix, then copying its rows of the upper triangle (and their mirror images) out.
+  const std::size_t row_blocks_total = (p + L.mr - 1) / L.mr;
   const std::size_t tasks = (row_blocks_total + kRowBlocksPerTask - 1) / kRowBlocksPerTask;
   parallel_for(
       tasks, n_threads,
       [&](std::size_t task, const StopToken&) {
         const std::size_t first = task * kRowBlocksPerTask;
         const std::size_t last = std::min(row_blocks_total, first + kRowBlocksPerTask);
+        const std::size_t row0 = first * L.mr, rows = (last - first) * L.mr;
+        std::unique_ptr<double[]> strip(new double[rows * L.padded]());
         switch (isa) {
 #ifdef PAPERKERNELS_GRAM_X86
-          case Isa::avx512: row_blocks_avx512(packed.get(), L, first, last, padded.get()); break;
-          case Isa::avx2: row_blocks_avx2(packed.get(), L, first, last, padded.get()); break;
+          case Isa::avx512: row_blocks_avx512(packed.get(), L, first, last, strip.get()); break;
+          case Isa::avx2: row_blocks_avx2(packed.get(), L, first, last, strip.get()); break;
 #endif
-          default: row_blocks_baseline(packed.get(), L, first, last, padded.get()); break;
+          default: row_blocks_baseline(packed.get(), L, first, last, strip.get()); break;
+        }
+        for (std::size_t i = row0; i < std::min(p, row0 + rows); ++i) {
+          const double* row = strip.get() + (i - row0) * L.padded;
+          for (std::size_t j = i; j < p; ++j) gram[i * p + j] = gram[j * p + i] = row[j];
+          if (extra) extra_out[i] = row[p];
         }
       },
       poll);
-  for (std::size_t i = 0; i < p; ++i) {
-    const double* row = padded.get() + i * L.padded;
-    for (std::size_t j = i; j < p; ++j) gram[i * p + j] = gram[j * p + i] = row[j];
-    if (extra) extra_out[i] = row[p];
-  }
 }
 
 // xty[j] = sum over samples s, in order, of (x_sj - mu_j) * y_s (y already centred; mean == nullptr:
