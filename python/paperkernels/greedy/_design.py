@@ -1,8 +1,9 @@
 """The centred design handed to the C++ core, built once and refitted for any response.
 
 Both the estimator and the Monte Carlo helpers go through :class:`CentredDesign`: the centring,
-the Gram matrix (a BLAS call) and the data layout are computed once per design matrix, and each
-``fit`` only computes ``X^T y`` before calling the C++ ensemble.
+the Gram matrix (our own kernel) and the data layout are computed once per design matrix, and each
+``fit`` only computes ``X^T y`` before calling the C++ ensemble (for a response known when the
+design is built, as an extra column of the Gram computation).
 """
 
 from __future__ import annotations
