@@ -45,7 +45,6 @@
 #define PAPERKERNELS_GREEDY_MULTIVERSION
 #endif
 
-
 namespace paperkernels::greedy {
 
 enum class Criterion : int {
@@ -238,63 +237,42 @@ PAPERKERNELS_ALWAYS_INLINE double criteria_w(const std::uint32_t* cand, std::siz
   return best;
 }
 
+// The kernels above, compiled for one vector width each and picked once per process (the widest
+// the machine runs).
+struct Kernels {
+  void (*eager_update)(const double*, double*, const double*, std::size_t, std::size_t, double, double, double*,
+                       double*) noexcept;
+  double (*criteria)(const std::uint32_t*, std::size_t, const double*, const double*, const double*, double, bool,
+                     double*) noexcept;
+};
+
+#define PAPERKERNELS_GREEDY_KERNELS(NAME, ATTRIBUTE, W)                                                          \
+  ATTRIBUTE inline void eager_update_##NAME(const double* g, double* rows, const double* coefs, std::size_t t,  \
+                                            std::size_t p, double inv, double z, double* c, double* d) noexcept { \
+    eager_update_w<W>(g, rows, coefs, t, p, inv, z, c, d);                                                      \
+  }                                                                                                              \
+  ATTRIBUTE inline double criteria_##NAME(const std::uint32_t* cand, std::size_t count, const double* c,        \
+                                          const double* d, const double* col_sq, double tol, bool omp,          \
+                                          double* crit) noexcept {                                              \
+    return criteria_w<W>(cand, count, c, d, col_sq, tol, omp, crit);                                           \
+  }                                                                                                              \
+  inline Kernels kernels_##NAME() noexcept { return Kernels{eager_update_##NAME, criteria_##NAME}; }
+
+PAPERKERNELS_GREEDY_KERNELS(baseline, , 2)
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define PAPERKERNELS_GREEDY_X86 1
-__attribute__((target("avx512f"))) inline void eager_update_avx512(const double* g, double* rows, const double* coefs,
-                                                                  std::size_t t, std::size_t p, double inv, double z,
-                                                                  double* c, double* d) noexcept {
-  eager_update_w<8>(g, rows, coefs, t, p, inv, z, c, d);
-}
-__attribute__((target("avx2"))) inline void eager_update_avx2(const double* g, double* rows, const double* coefs,
-                                                               std::size_t t, std::size_t p, double inv, double z,
-                                                               double* c, double* d) noexcept {
-  eager_update_w<4>(g, rows, coefs, t, p, inv, z, c, d);
-}
-__attribute__((target("avx512f"))) inline double criteria_avx512(const std::uint32_t* cand, std::size_t count,
-                                                                 const double* c, const double* d, const double* col_sq,
-                                                                 double tol, bool omp, double* crit) noexcept {
-  return criteria_w<8>(cand, count, c, d, col_sq, tol, omp, crit);
-}
-__attribute__((target("avx2"))) inline double criteria_avx2(const std::uint32_t* cand, std::size_t count,
-                                                             const double* c, const double* d, const double* col_sq,
-                                                             double tol, bool omp, double* crit) noexcept {
-  return criteria_w<4>(cand, count, c, d, col_sq, tol, omp, crit);
-}
+PAPERKERNELS_GREEDY_KERNELS(avx2, __attribute__((target("avx2"))), 4)
+PAPERKERNELS_GREEDY_KERNELS(avx512, __attribute__((target("avx512f"))), 8)
 #endif
+#undef PAPERKERNELS_GREEDY_KERNELS
 
-using Criteria = double (*)(const std::uint32_t*, std::size_t, const double*, const double*, const double*, double,
-                            bool, double*) noexcept;
-
-inline double criteria_baseline(const std::uint32_t* cand, std::size_t count, const double* c, const double* d,
-                                const double* col_sq, double tol, bool omp, double* crit) noexcept {
-  return criteria_w<2>(cand, count, c, d, col_sq, tol, omp, crit);
-}
-
-inline Criteria select_criteria() noexcept {
+inline Kernels select_kernels() noexcept {
 #ifdef PAPERKERNELS_GREEDY_X86
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return criteria_avx512;
-  if (__builtin_cpu_supports("avx2")) return criteria_avx2;
+  if (__builtin_cpu_supports("avx512f")) return kernels_avx512();
+  if (__builtin_cpu_supports("avx2")) return kernels_avx2();
 #endif
-  return criteria_baseline;
-}
-
-using EagerUpdate = void (*)(const double*, double*, const double*, std::size_t, std::size_t, double, double, double*,
-                             double*) noexcept;
-
-inline void eager_update_baseline(const double* g, double* rows, const double* coefs, std::size_t t, std::size_t p,
-                                  double inv, double z, double* c, double* d) noexcept {
-  eager_update_w<2>(g, rows, coefs, t, p, inv, z, c, d);
-}
-
-// The widest variant of the eager update this machine runs.
-inline EagerUpdate select_eager_update() noexcept {
-#ifdef PAPERKERNELS_GREEDY_X86
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return eager_update_avx512;
-  if (__builtin_cpu_supports("avx2")) return eager_update_avx2;
-#endif
-  return eager_update_baseline;
+  return kernels_baseline();
 }
 
 // How a learner keeps c_j, d_j and R up to date.
@@ -313,8 +291,7 @@ class Learner {
         p_(problem.n_features),
         k_(settings.k),
         update_(problem.gram ? update : Update::lazy),
-        eager_update_(select_eager_update()),
-        criteria_(select_criteria()),
+        kernels_(select_kernels()),
         pool_(p_),
         filled_(p_),
         c_(p_),
@@ -379,7 +356,7 @@ class Learner {
     const std::size_t a = active_[t];
     double* coefs = scratch_.data();  // R[u, a_t] for u < t
     for (std::size_t u = 0; u < t; ++u) coefs[u] = r_[u * p_ + a];
-    eager_update_(pb_.gram + a * p_, r_.get(), coefs, t, p_, inv_diag_[t], z_[t], c_.data(), d_.data());
+    kernels_.eager_update(pb_.gram + a * p_, r_.get(), coefs, t, p_, inv_diag_[t], z_[t], c_.data(), d_.data());
   }
 
   // Lazy: brings columns cand[0..count) of R, and their c_j and d_j, up to date with the first t
@@ -468,7 +445,7 @@ class Learner {
     const std::size_t count = end - begin;
     const std::uint32_t* cand = pool_.data() + begin;
     double* crit = crit_.data();
-    const double top = criteria_(cand, count, c_.data(), d_.data(), pb_.col_sq, st_.tol,
+    const double top = kernels_.criteria(cand, count, c_.data(), d_.data(), pb_.col_sq, st_.tol,
                                  st_.criterion == Criterion::omp, crit);
     if (top < 0.0) return kNone;
     const double threshold = top * (1.0 - kTieTolerance);
@@ -529,8 +506,7 @@ class Learner {
   const Settings& st_;
   std::size_t p_, k_;
   Update update_;
-  EagerUpdate eager_update_;
-  Criteria criteria_;
+  Kernels kernels_;
   std::vector<std::uint32_t> pool_;    // unselected features first; candidates at the front
   std::vector<std::uint32_t> filled_;  // lazy: rows of R already computed for each column
   std::vector<double> c_, d_;
