@@ -90,5 +90,30 @@ def test_kernel_arguments_are_checked():
         _core.greedy_centred_xty(X, None, np.ones(3))
     with pytest.raises(ValueError, match="y: expected length 4"):
         _core.greedy_centred_gram(X, None, 1, "auto", np.ones(5))
+    with pytest.raises(ValueError, match="isa: expected"):
+        _core.greedy_fit_gram(np.eye(3), np.ones(3), 1, 1, 0, 1e-10, 0, 1, 1, 0, "neon")
     with pytest.raises(ValueError, match="at least one sample"):
         _core.greedy_centred_gram(np.ones((0, 3)), None, 1)
+
+
+@pytest.mark.parametrize("m", [3, 40])  # lazy updates (m k <= p) and eager ones
+@pytest.mark.parametrize("criterion", [0, 1])
+def test_learner_kernels_give_the_same_bits_at_every_vector_width(m, criterion):
+    rng = np.random.default_rng(m + 10 * criterion)
+    n, p, k = 120, 77, 9  # p is not a multiple of any vector width
+    X = rng.standard_normal((n, p))
+    y = X[:, :5] @ np.arange(1.0, 6.0) + rng.standard_normal(n)
+    mean = X.mean(axis=0)
+    gram, xty = _core.greedy_centred_gram(X, mean, 1, "auto", y - y.mean())
+    xt = np.ascontiguousarray((X - mean).T)
+    col_sq = np.einsum("ij,ij->i", xt, xt)
+    results = []
+    for isa in supported_isas():
+        with_gram = _core.greedy_fit_gram(gram, xty, k, m, criterion, 1e-10, 7, 25, 2, 0, isa)
+        from_data = _core.greedy_fit_columns(xt, xty, col_sq, k, m, criterion, 1e-10, 7, 25, 2, 0, isa)
+        results.append((isa, with_gram, from_data))
+    _, first_gram, first_data = results[0]
+    for isa, with_gram, from_data in results[1:]:
+        for a, b in zip(with_gram + from_data, first_gram + first_data):
+            assert np.array_equal(a, b), isa
+    assert np.array_equal(first_gram[1], first_data[1])  # both ways select the same features here

@@ -68,11 +68,11 @@ def greedy_centred_xty(
 ) -> npt.NDArray[np.float64]: ...
 def greedy_fit_gram(
     gram: npt.NDArray[np.float64], xty: npt.NDArray[np.float64], k: int, m: int, criterion: int, tol: float,
-    seed: int, n_learners: int, n_threads: int, first_learner: int = 0,
+    seed: int, n_learners: int, n_threads: int, first_learner: int = 0, isa: str = "auto",
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def greedy_fit_columns(
     xt: npt.NDArray[np.float64], xty: npt.NDArray[np.float64], col_sq: npt.NDArray[np.float64], k: int, m: int,
-    criterion: int, tol: float, seed: int, n_learners: int, n_threads: int, first_learner: int = 0,
+    criterion: int, tol: float, seed: int, n_learners: int, n_threads: int, first_learner: int = 0, isa: str = "auto",
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def greedy_average_path(
     active: npt.NDArray[np.int64], coef: npt.NDArray[np.float64], n_features: int, identical: bool, n_threads: int,

@@ -67,6 +67,7 @@ struct Settings {
   std::size_t m = 1;  // candidates per step (m >= p: no subsampling)
   Criterion criterion = Criterion::forward_selection;
   double tol = 1e-10;  // a candidate is degenerate when d_j <= tol * ||x_j||^2
+  simd::Isa isa = simd::widest();  // vector width of the kernels (any gives the same bits)
 };
 
 // Relative difference below which two criterion values count as a tie (see Learner::best_of).
@@ -266,11 +267,11 @@ PAPERKERNELS_GREEDY_KERNELS(avx512, __attribute__((target("avx512f"))), 8)
 #endif
 #undef PAPERKERNELS_GREEDY_KERNELS
 
-inline Kernels select_kernels() noexcept {
+inline Kernels kernels_for(simd::Isa isa) {
+  require(simd::supported(isa), "isa: this machine does not support the requested kernel");
 #ifdef PAPERKERNELS_GREEDY_X86
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return kernels_avx512();
-  if (__builtin_cpu_supports("avx2")) return kernels_avx2();
+  if (isa == simd::Isa::avx512) return kernels_avx512();
+  if (isa == simd::Isa::avx2) return kernels_avx2();
 #endif
   return kernels_baseline();
 }
@@ -291,7 +292,7 @@ class Learner {
         p_(problem.n_features),
         k_(settings.k),
         update_(problem.gram ? update : Update::lazy),
-        kernels_(select_kernels()),
+        kernels_(kernels_for(settings.isa)),
         pool_(p_),
         filled_(p_),
         c_(p_),
@@ -569,6 +570,7 @@ inline void check_problem(const Problem& pb, const Settings& st) {
               std::to_string(st.k));
   require(st.m >= 1, "m: expected at least one candidate per step");
   require(st.tol >= 0.0 && st.tol < 1.0, "tol: expected a number in [0, 1)");
+  require(simd::supported(st.isa), "isa: this machine does not support the requested kernel");
   for (std::size_t j = 0; j < pb.n_features; ++j)
     require(pb.col_sq[j] > 0.0, "X: column " + std::to_string(j) + " is constant; remove it");
 }

@@ -21,6 +21,25 @@
 
 namespace paperkernels::simd {
 
+// The vector widths a kernel is compiled for, and the machine's support for them.
+enum class Isa { baseline, avx2, avx512 };
+
+inline bool supported(Isa isa) noexcept {
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+  __builtin_cpu_init();
+  if (isa == Isa::avx512) return __builtin_cpu_supports("avx512f");
+  if (isa == Isa::avx2) return __builtin_cpu_supports("avx2");
+#endif
+  return isa == Isa::baseline;
+}
+
+// The widest variant this machine runs.
+inline Isa widest() noexcept {
+  if (supported(Isa::avx512)) return Isa::avx512;
+  if (supported(Isa::avx2)) return Isa::avx2;
+  return Isa::baseline;
+}
+
 template <int W>
 struct Vec {
   typedef double type __attribute__((vector_size(8 * W)));

@@ -112,25 +112,7 @@ inline void row_blocks_baseline(const double* packed, const Layout& L, std::size
   row_blocks<2, 4, 2>(packed, L, first, last, c);
 }
 
-enum class Isa { baseline, avx2, avx512 };
-
-inline bool isa_supported(Isa isa) noexcept {
-#ifdef PAPERKERNELS_GRAM_X86
-  __builtin_cpu_init();
-  if (isa == Isa::avx512) return __builtin_cpu_supports("avx512f");
-  if (isa == Isa::avx2) return __builtin_cpu_supports("avx2");
-#endif
-  return isa == Isa::baseline;
-}
-
-inline Isa detect_isa() noexcept {
-#ifdef PAPERKERNELS_GRAM_X86
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
-  if (__builtin_cpu_supports("avx2")) return Isa::avx2;
-#endif
-  return Isa::baseline;
-}
+using simd::Isa;
 
 inline Layout layout_for(Isa isa, std::size_t n, std::size_t p, bool extra) noexcept {
   Layout L{};
@@ -149,20 +131,17 @@ inline Layout layout_for(Isa isa, std::size_t n, std::size_t p, bool extra) noex
 
 }  // namespace gram_detail
 
-using GramIsa = gram_detail::Isa;
-
 // gram (p x p, row-major) = X_c^T X_c with X row-major n x p and X_c = X - mean (mean == nullptr:
 // X itself). Exactly symmetric; identical bits for any n_threads and on any x86-64 machine. With
 // `extra` (length n, e.g. a centred response y), also extra_out = X_c^T extra, an extra column of
-// the same computation, bit-identical to centred_xty. `isa` forces a kernel variant (for tests); by
-// default the widest the machine supports.
+// the same computation, bit-identical to centred_xty. `isa` picks the kernel variant (any gives the
+// same bits; tests compare them).
 inline void centred_gram(const double* x, std::size_t n, std::size_t p, const double* mean, double* gram,
-                         unsigned n_threads, const Poll& poll, const GramIsa* force_isa = nullptr,
+                         unsigned n_threads, const Poll& poll, simd::Isa isa = simd::widest(),
                          const double* extra = nullptr, double* extra_out = nullptr) {
   using namespace gram_detail;
   require(n >= 1 && p >= 1, "X: expected at least one sample and one feature");
-  require(!force_isa || isa_supported(*force_isa), "isa: this machine does not support the requested kernel");
-  const Isa isa = force_isa ? *force_isa : detect_isa();
+  require(simd::supported(isa), "isa: this machine does not support the requested kernel");
   const Layout L = layout_for(isa, n, p, extra != nullptr);
   std::unique_ptr<double[]> packed(new double[L.panels * L.n * L.nr]);
   pack(x, mean, extra, L, packed.get());
