@@ -253,6 +253,14 @@ def test_fit_interruptible(jobs):
     interrupted_quickly(lambda: model.fit(X, y))
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_gram_kernel_interruptible(jobs):
+    from paperkernels import _core
+
+    X = np.ones((8000, 3000))  # ~3.6e10 multiply-adds, about a second on one core
+    interrupted_quickly(lambda: _core.greedy_centred_gram(X, None, jobs), after=0.15)
+
+
 @needs_proc
 @pytest.mark.skipif(os.environ.get("PAPERKERNELS_SANITIZED") == "1", reason="ASan quarantines freed memory")
 def test_no_memory_growth():

@@ -58,10 +58,12 @@ struct Layout {
   std::size_t nr, mr, n, p, cols, panels, padded;  // cols = p (+ 1 with an extra column); padded = panels * nr
 };
 
-// packed[panel][s][l] = x[s][panel * nr + l] - mu (0 beyond the last feature).
+// packed[panel][s][l] = x[s][panel * nr + l] - mu (0 beyond the last feature), for the samples
+// s in [first_sample, end_sample).
 // (With an extra column, column p holds extra[s] as given.)
-inline void pack(const double* x, const double* mean, const double* extra, const Layout& L, double* packed) noexcept {
-  for (std::size_t s = 0; s < L.n; ++s) {
+inline void pack(const double* x, const double* mean, const double* extra, const Layout& L, double* packed,
+                 std::size_t first_sample, std::size_t end_sample) noexcept {
+  for (std::size_t s = first_sample; s < end_sample; ++s) {
     const double* row = x + s * L.p;
     for (std::size_t q = 0; q < L.panels; ++q) {
       double* out = packed + (q * L.n + s) * L.nr;
@@ -144,7 +146,14 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
   require(simd::supported(isa), "isa: this machine does not support the requested kernel");
   const Layout L = layout_for(isa, n, p, extra != nullptr);
   std::unique_ptr<double[]> packed(new double[L.panels * L.n * L.nr]);
-  pack(x, mean, extra, L, packed.get());
+  constexpr std::size_t samples_per_task = 1024;
+  parallel_for(
+      (n + samples_per_task - 1) / samples_per_task, n_threads,
+      [&](std::size_t task, const StopToken&) {
+        const std::size_t first = task * samples_per_task;
+        pack(x, mean, extra, L, packed.get(), first, std::min(n, first + samples_per_task));
+      },
+      poll);
 
   // Tasks of kRowBlocksPerTask row blocks, each accumulating into its own zeroed strip of the
   // padded matrix, then copying its rows of the upper triangle (and their mirror images) out.
