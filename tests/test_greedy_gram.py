@@ -100,7 +100,7 @@ def test_kernel_arguments_are_checked():
 @pytest.mark.parametrize("criterion", [0, 1])
 def test_learner_kernels_give_the_same_bits_at_every_vector_width(m, criterion):
     rng = np.random.default_rng(m + 10 * criterion)
-    n, p, k = 120, 77, 9  # p is not a multiple of any vector width
+    n, p, k = 123, 77, 9  # neither n nor p is a multiple of any vector width
     X = rng.standard_normal((n, p))
     y = X[:, :5] @ np.arange(1.0, 6.0) + rng.standard_normal(n)
     mean = X.mean(axis=0)

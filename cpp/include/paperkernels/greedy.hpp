@@ -33,16 +33,11 @@
 #include "paperkernels/common/random.hpp"
 #include "paperkernels/common/simd.hpp"
 
-// GCC on x86-64: compile the hot loops also for AVX2 and pick the version at load time. (The
-// 4-lane vector types only travel between inlined helpers, so GCC's note that passing them
-// without AVX changes the ABI does not apply.)
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define PAPERKERNELS_GREEDY_MULTIVERSION __attribute__((target_clones("avx2", "default")))
-#define PAPERKERNELS_GREEDY_PSABI_OFF
+// The wide vector types only travel between always-inlined helpers, so GCC's note that passing
+// them without AVX changes the ABI does not apply.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
-#else
-#define PAPERKERNELS_GREEDY_MULTIVERSION
 #endif
 
 namespace paperkernels::greedy {
@@ -91,58 +86,37 @@ inline double dot(const double* a, const double* b, std::size_t n) noexcept {
   return (s0 + s1) + (s2 + s3);
 }
 
-// Dot product of long vectors (rows of the data, length n): eight partial sums held in two 4-lane
-// vectors and combined in a fixed order. The lane structure is part of the definition, so the
-// AVX2 clone and the SSE2 baseline return the same bits.
-PAPERKERNELS_GREEDY_MULTIVERSION
-inline double dot_long(const double* a, const double* b, std::size_t n) noexcept {
-  using v4 = double __attribute__((vector_size(32)));
-  auto load = [](const double* x) {
-    v4 v;
-    std::memcpy(&v, x, sizeof v);
-    return v;
-  };
-  v4 s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0;
+// Dot products of long vectors (rows of the data, length n) with one x, R rows at a time (x read
+// once): eight partial sums per product, partial sum l accumulating the elements i = l (mod 8) in
+// order, combined as ((s0 + s1) + (s2 + s3)) + tail with s_l = partial_l + partial_{l+4}. The
+// partial sums live in 8 / W vectors of W lanes, so every vector width returns the same bits, and
+// an entry does not depend on how many rows were computed with it.
+template <int W, int R>
+PAPERKERNELS_ALWAYS_INLINE void dot_rows_w(const double* const* rows, const double* x, std::size_t n,
+                                           double* out) noexcept {
+  using V = typename simd::Vec<W>::type;
+  constexpr int A = 8 / W;  // vectors per product
+  V acc[R][A];
+  for (int r = 0; r < R; ++r)
+    for (int a = 0; a < A; ++a) acc[r][a] = V{};
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    s0 += load(a + i) * load(b + i);
-    s1 += load(a + i + 4) * load(b + i + 4);
+    V xv[A];
+    for (int a = 0; a < A; ++a) {
+      xv[a] = simd::load<W>(x + i + a * W);
+      PAPERKERNELS_IN_REGISTER(xv[a]);
+    }
+    for (int r = 0; r < R; ++r)
+      for (int a = 0; a < A; ++a) acc[r][a] += simd::load<W>(rows[r] + i + a * W) * xv[a];
   }
-  double tail = 0.0;
-  for (; i < n; ++i) tail += a[i] * b[i];
-  const v4 s = s0 + s1;
-  return ((s[0] + s[1]) + (s[2] + s[3])) + tail;
-}
-
-// Four dot products <rows[r], x> at once (x read once), each with exactly the arithmetic of
-// dot_long, so an entry does not depend on whether it was computed in a group.
-PAPERKERNELS_GREEDY_MULTIVERSION
-inline void dot_long4(const double* const rows[4], const double* x, std::size_t n, double out[4]) noexcept {
-  using v4 = double __attribute__((vector_size(32)));
-  auto load = [](const double* p) {
-    v4 v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
-  const v4 zero = {0.0, 0.0, 0.0, 0.0};
-  v4 a0 = zero, a1 = zero, b0 = zero, b1 = zero, c0 = zero, c1 = zero, d0 = zero, d1 = zero;
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const v4 x0 = load(x + i), x1 = load(x + i + 4);
-    a0 += load(rows[0] + i) * x0;
-    a1 += load(rows[0] + i + 4) * x1;
-    b0 += load(rows[1] + i) * x0;
-    b1 += load(rows[1] + i + 4) * x1;
-    c0 += load(rows[2] + i) * x0;
-    c1 += load(rows[2] + i + 4) * x1;
-    d0 += load(rows[3] + i) * x0;
-    d1 += load(rows[3] + i + 4) * x1;
-  }
-  const v4 sums[4] = {a0 + a1, b0 + b1, c0 + c1, d0 + d1};
-  for (int r = 0; r < 4; ++r) {
+  for (int r = 0; r < R; ++r) {
+    double partial[8];
+    for (int a = 0; a < A; ++a) simd::store<W>(partial + a * W, acc[r][a]);
     double tail = 0.0;
     for (std::size_t j = i; j < n; ++j) tail += rows[r][j] * x[j];
-    out[r] = ((sums[r][0] + sums[r][1]) + (sums[r][2] + sums[r][3])) + tail;
+    const double s0 = partial[0] + partial[4], s1 = partial[1] + partial[5];
+    const double s2 = partial[2] + partial[6], s3 = partial[3] + partial[7];
+    out[r] = ((s0 + s1) + (s2 + s3)) + tail;
   }
 }
 
@@ -245,6 +219,8 @@ struct Kernels {
                        double*) noexcept;
   double (*criteria)(const std::uint32_t*, std::size_t, const double*, const double*, const double*, double, bool,
                      double*) noexcept;
+  void (*dot_rows4)(const double* const*, const double*, std::size_t, double*) noexcept;
+  void (*dot_rows1)(const double* const*, const double*, std::size_t, double*) noexcept;
 };
 
 #define PAPERKERNELS_GREEDY_KERNELS(NAME, ATTRIBUTE, W)                                                          \
@@ -257,7 +233,17 @@ struct Kernels {
                                           double* crit) noexcept {                                              \
     return criteria_w<W>(cand, count, c, d, col_sq, tol, omp, crit);                                           \
   }                                                                                                              \
-  inline Kernels kernels_##NAME() noexcept { return Kernels{eager_update_##NAME, criteria_##NAME}; }
+  ATTRIBUTE inline void dot_rows4_##NAME(const double* const* rows, const double* x, std::size_t n,             \
+                                         double* out) noexcept {                                                \
+    dot_rows_w<W, 4>(rows, x, n, out);                                                                          \
+  }                                                                                                              \
+  ATTRIBUTE inline void dot_rows1_##NAME(const double* const* rows, const double* x, std::size_t n,             \
+                                         double* out) noexcept {                                                \
+    dot_rows_w<W, 1>(rows, x, n, out);                                                                          \
+  }                                                                                                              \
+  inline Kernels kernels_##NAME() noexcept {                                                                    \
+    return Kernels{eager_update_##NAME, criteria_##NAME, dot_rows4_##NAME, dot_rows1_##NAME};                   \
+  }
 
 PAPERKERNELS_GREEDY_KERNELS(baseline, , 2)
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
@@ -367,7 +353,12 @@ class Learner {
   // the Gram entries x_{a_s}^T x_j it needs.
   void fill_batch(const std::uint32_t* cand, std::size_t count, std::size_t t) noexcept {
     if (!pb_.gram) {
-      for (std::size_t i = 0; i < count; ++i) fill_from_data(cand[i], t);
+      // The data rows of the candidates come from memory one after the other: ask for the next
+      // one's first lines while the current one is used.
+      for (std::size_t i = 0; i < count; ++i) {
+        if (i + 1 < count && filled_[cand[i + 1]] < t) prefetch_row(pb_.xt + static_cast<std::size_t>(cand[i + 1]) * pb_.n_samples);
+        fill_from_data(cand[i], t);
+      }
       return;
     }
     std::size_t first_row = t;
@@ -389,6 +380,11 @@ class Learner {
     for (std::size_t i = 0; i < count; ++i) filled_[cand[i]] = static_cast<std::uint32_t>(t);
   }
 
+  void prefetch_row(const double* row) const noexcept {
+    const std::size_t n = pb_.n_samples;
+    for (std::size_t i = 0; i < n; i += 8) __builtin_prefetch(row + i);
+  }
+
   void fill_from_data(std::uint32_t j, std::size_t t) noexcept {
     const std::size_t n = pb_.n_samples;
     const double* xj = pb_.xt + static_cast<std::size_t>(j) * n;
@@ -397,9 +393,12 @@ class Learner {
     for (; s + 4 <= t; s += 4) {  // the Gram entries first, into the slots they will occupy
       const double* rows[4];
       for (int r = 0; r < 4; ++r) rows[r] = pb_.xt + static_cast<std::size_t>(active_[s + r]) * n;
-      dot_long4(rows, xj, n, col + s);
+      kernels_.dot_rows4(rows, xj, n, col + s);
     }
-    for (; s < t; ++s) col[s] = dot_long(pb_.xt + static_cast<std::size_t>(active_[s]) * n, xj, n);
+    for (; s < t; ++s) {
+      const double* row = pb_.xt + static_cast<std::size_t>(active_[s]) * n;
+      kernels_.dot_rows1(&row, xj, n, col + s);
+    }
     for (s = filled_[j]; s < t; ++s) {
       const double* lower = r_.get() + static_cast<std::size_t>(active_[s]) * k_;
       const double r = (col[s] - dot(lower, col, s)) * inv_diag_[s];
@@ -653,7 +652,6 @@ inline void fit_ensemble(const Problem& pb, const Settings& st, std::uint64_t se
 
 }  // namespace paperkernels::greedy
 
-#ifdef PAPERKERNELS_GREEDY_PSABI_OFF
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
-#undef PAPERKERNELS_GREEDY_PSABI_OFF
 #endif

@@ -12,6 +12,14 @@
 #define PAPERKERNELS_ALWAYS_INLINE inline
 #endif
 
+// Keeps a loaded vector in a register: GCC otherwise may fold the load into every instruction that
+// uses the vector, repeating the memory access. (No effect on the value.)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define PAPERKERNELS_IN_REGISTER(v) asm("" : "+v"(v))
+#else
+#define PAPERKERNELS_IN_REGISTER(v) ((void)0)
+#endif
+
 // The helpers are always inlined into functions compiled for the width they use, so GCC's note
 // that passing wide vectors without AVX changes the ABI does not apply.
 #if defined(__GNUC__) && !defined(__clang__)
