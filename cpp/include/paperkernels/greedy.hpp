@@ -33,12 +33,7 @@
 #include "paperkernels/common/random.hpp"
 #include "paperkernels/common/simd.hpp"
 
-// The wide vector types only travel between always-inlined helpers, so GCC's note that passing
-// them without AVX changes the ABI does not apply.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
+PAPERKERNELS_PSABI_OFF
 
 namespace paperkernels::greedy {
 
@@ -129,6 +124,18 @@ struct LearnerOutput {
   double* gain;
 };
 
+// One entry j of the eager row update below, in scalar arithmetic: the same operations as a lane
+// of its vectors.
+inline void eager_entry(const double* g, double* rows, const double* coefs, std::size_t t, std::size_t p, double inv,
+                        double z, double* c, double* d, std::size_t j) noexcept {
+  double acc = g[j];
+  for (std::size_t u = 0; u < t; ++u) acc -= coefs[u] * rows[u * p + j];
+  const double r = acc * inv;
+  rows[t * p + j] = r;
+  c[j] -= z * r;
+  d[j] -= r * r;
+}
+
 // The eager row update (the hot loop of dense fits): with rows = R (row-major, p columns),
 //   row_t = (g - sum_{u<t} coefs[u] rows[u]) * inv,   c -= z row_t,   d -= row_t^2.
 // Blocks of 4 vectors of W features keep their partial sums in registers while the t earlier rows
@@ -166,14 +173,7 @@ PAPERKERNELS_ALWAYS_INLINE void eager_update_w(const double* g, double* rows, co
     simd::store<W>(c + lo, simd::load<W>(c + lo) - z * r);
     simd::store<W>(d + lo, simd::load<W>(d + lo) - r * r);
   }
-  for (; lo < p; ++lo) {
-    double acc = g[lo];
-    for (std::size_t u = 0; u < t; ++u) acc -= coefs[u] * rows[u * p + lo];
-    const double r = acc * inv;
-    row[lo] = r;
-    c[lo] -= z * r;
-    d[lo] -= r * r;
-  }
+  for (; lo < p; ++lo) eager_entry(g, rows, coefs, t, p, inv, z, c, d, lo);
 }
 
 // The criteria of candidates cand[0..count) into crit, and their maximum (-1 if none is valid). A
@@ -212,8 +212,7 @@ PAPERKERNELS_ALWAYS_INLINE double criteria_w(const std::uint32_t* cand, std::siz
   return best;
 }
 
-// The kernels above, compiled for one vector width each and picked once per process (the widest
-// the machine runs).
+// The kernels above, compiled for one vector width each; a learner takes the set of Settings::isa.
 struct Kernels {
   void (*eager_update)(const double*, double*, const double*, std::size_t, std::size_t, double, double, double*,
                        double*) noexcept;
@@ -246,8 +245,7 @@ struct Kernels {
   }
 
 PAPERKERNELS_GREEDY_KERNELS(baseline, , 2)
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define PAPERKERNELS_GREEDY_X86 1
+#ifdef PAPERKERNELS_SIMD_X86
 PAPERKERNELS_GREEDY_KERNELS(avx2, __attribute__((target("avx2"))), 4)
 PAPERKERNELS_GREEDY_KERNELS(avx512, __attribute__((target("avx512f"))), 8)
 #endif
@@ -255,7 +253,7 @@ PAPERKERNELS_GREEDY_KERNELS(avx512, __attribute__((target("avx512f"))), 8)
 
 inline Kernels kernels_for(simd::Isa isa) {
   require(simd::supported(isa), "isa: this machine does not support the requested kernel");
-#ifdef PAPERKERNELS_GREEDY_X86
+#ifdef PAPERKERNELS_SIMD_X86
   if (isa == simd::Isa::avx512) return kernels_avx512();
   if (isa == simd::Isa::avx2) return kernels_avx2();
 #endif
@@ -340,10 +338,15 @@ class Learner {
 
   // Eager: row t of R for every feature, then c -= z_t R_t and d -= R_t^2.
   void eager_row(std::size_t t) noexcept {
+    kernels_.eager_update(pb_.gram + active_[t] * p_, r_.get(), selected_column(t), t, p_, inv_diag_[t], z_[t],
+                          c_.data(), d_.data());
+  }
+
+  // Eager: R[u, a_t] for u < t (the coefficients of row t's update), in scratch_.
+  const double* selected_column(std::size_t t) noexcept {
     const std::size_t a = active_[t];
-    double* coefs = scratch_.data();  // R[u, a_t] for u < t
-    for (std::size_t u = 0; u < t; ++u) coefs[u] = r_[u * p_ + a];
-    kernels_.eager_update(pb_.gram + a * p_, r_.get(), coefs, t, p_, inv_diag_[t], z_[t], c_.data(), d_.data());
+    for (std::size_t u = 0; u < t; ++u) scratch_[u] = r_[u * p_ + a];
+    return scratch_.data();
   }
 
   // Lazy: brings columns cand[0..count) of R, and their c_j and d_j, up to date with the first t
@@ -356,7 +359,8 @@ class Learner {
       // The data rows of the candidates come from memory one after the other: ask for the next
       // one's first lines while the current one is used.
       for (std::size_t i = 0; i < count; ++i) {
-        if (i + 1 < count && filled_[cand[i + 1]] < t) prefetch_row(pb_.xt + static_cast<std::size_t>(cand[i + 1]) * pb_.n_samples);
+        if (i + 1 < count && filled_[cand[i + 1]] < t)
+          prefetch_row(pb_.xt + static_cast<std::size_t>(cand[i + 1]) * pb_.n_samples);
         fill_from_data(cand[i], t);
       }
       return;
@@ -420,21 +424,10 @@ class Learner {
   // each entry with exactly the operations of the vectorised eager update (a sequential sum over
   // the earlier rows), so the learner's path does not depend on which of the two computed it.
   void last_row(const std::uint32_t* cand, std::size_t count, std::size_t s) noexcept {
-    const std::size_t a = active_[s];
-    const double* coefs = scratch_.data();  // R[u, a_s] for u < s
-    for (std::size_t u = 0; u < s; ++u) scratch_[u] = r_[u * p_ + a];
-    const double* g = pb_.gram + a * p_;
-    const double inv = inv_diag_[s], z = z_[s];
-    double* rows = r_.get();
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::uint32_t j = cand[i];
-      double acc = g[j];
-      for (std::size_t u = 0; u < s; ++u) acc -= coefs[u] * rows[u * p_ + j];
-      const double r = acc * inv;
-      rows[s * p_ + j] = r;
-      c_[j] -= z * r;
-      d_[j] -= r * r;
-    }
+    const double* coefs = selected_column(s);
+    const double* g = pb_.gram + active_[s] * p_;
+    for (std::size_t i = 0; i < count; ++i)
+      eager_entry(g, r_.get(), coefs, s, p_, inv_diag_[s], z_[s], c_.data(), d_.data(), cand[i]);
   }
 
   // Best valid candidate among pool positions [begin, end), or kNone: the lowest feature index
@@ -445,8 +438,8 @@ class Learner {
     const std::size_t count = end - begin;
     const std::uint32_t* cand = pool_.data() + begin;
     double* crit = crit_.data();
-    const double top = kernels_.criteria(cand, count, c_.data(), d_.data(), pb_.col_sq, st_.tol,
-                                 st_.criterion == Criterion::omp, crit);
+    const bool omp = st_.criterion == Criterion::omp;
+    const double top = kernels_.criteria(cand, count, c_.data(), d_.data(), pb_.col_sq, st_.tol, omp, crit);
     if (top < 0.0) return kNone;
     const double threshold = top * (1.0 - kTieTolerance);
     std::size_t best = kNone;
@@ -489,7 +482,8 @@ class Learner {
   void update_coefficients(std::size_t t, double* out) noexcept {
     double* column = rinv_.data() + t * k_;  // rinv_ is column-major: (R^-1)[u, v] at v * k + u
     for (std::size_t u = 0; u < t; ++u) scratch_[u] = r_at(u, active_[t]);
-    for (std::size_t u = 0; u < t; ++u) {  // column[u] = sum over v = u .. t-1, in order, of R^-1[u, v] R[v, a_t]
+    // column[u] = sum over v = u .. t - 1, in order, of R^-1[u, v] R[v, a_t]
+    for (std::size_t u = 0; u < t; ++u) {
       double acc = 0.0;
       for (std::size_t v = u; v < t; ++v) acc += rinv_[v * k_ + u] * scratch_[v];
       column[u] = acc;
@@ -652,6 +646,4 @@ inline void fit_ensemble(const Problem& pb, const Settings& st, std::uint64_t se
 
 }  // namespace paperkernels::greedy
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+PAPERKERNELS_PSABI_ON

@@ -12,20 +12,32 @@
 #define PAPERKERNELS_ALWAYS_INLINE inline
 #endif
 
+// GCC on x86-64: kernels are also compiled for AVX2 and AVX-512 (target attributes) and picked at
+// run time; elsewhere only the baseline variant exists.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define PAPERKERNELS_SIMD_X86 1
+#endif
+
 // Keeps a loaded vector in a register: GCC otherwise may fold the load into every instruction that
 // uses the vector, repeating the memory access. (No effect on the value.)
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#ifdef PAPERKERNELS_SIMD_X86
 #define PAPERKERNELS_IN_REGISTER(v) asm("" : "+v"(v))
 #else
 #define PAPERKERNELS_IN_REGISTER(v) ((void)0)
 #endif
 
-// The helpers are always inlined into functions compiled for the width they use, so GCC's note
-// that passing wide vectors without AVX changes the ABI does not apply.
+// Around code that passes these vectors between always-inlined helpers (which end up inside
+// functions compiled for the width they use): GCC's note that passing wide vectors without AVX
+// changes the ABI does not apply there.
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
+#define PAPERKERNELS_PSABI_OFF _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wpsabi\"")
+#define PAPERKERNELS_PSABI_ON _Pragma("GCC diagnostic pop")
+#else
+#define PAPERKERNELS_PSABI_OFF
+#define PAPERKERNELS_PSABI_ON
 #endif
+
+PAPERKERNELS_PSABI_OFF
 
 namespace paperkernels::simd {
 
@@ -33,7 +45,7 @@ namespace paperkernels::simd {
 enum class Isa { baseline, avx2, avx512 };
 
 inline bool supported(Isa isa) noexcept {
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#ifdef PAPERKERNELS_SIMD_X86
   __builtin_cpu_init();
   if (isa == Isa::avx512) return __builtin_cpu_supports("avx512f");
   if (isa == Isa::avx2) return __builtin_cpu_supports("avx2");
@@ -67,6 +79,4 @@ PAPERKERNELS_ALWAYS_INLINE void store(double* x, typename Vec<W>::type v) noexce
 
 }  // namespace paperkernels::simd
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+PAPERKERNELS_PSABI_ON

@@ -10,13 +10,13 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
 #include <memory>
-#include <vector>
 
 #include "paperkernels/common/errors.hpp"
 #include "paperkernels/common/parallel.hpp"
 #include "paperkernels/common/simd.hpp"
+
+PAPERKERNELS_PSABI_OFF
 
 namespace paperkernels::greedy {
 
@@ -31,8 +31,8 @@ constexpr std::size_t kBlock = 128;
 constexpr std::size_t kRowBlocksPerTask = 4;
 
 // C[r][v] += A[s][r] * B[s][v] for the samples of one block; C is an MR x NR tile of the task's
-// rows of the padded Gram matrix (leading dimension ldc), A holds the MR rows' values at stride NR (they live inside
-// a packed panel), B is a packed panel of NR features.
+// rows of the padded Gram matrix (leading dimension ldc), A holds the MR rows' values at stride NR
+// (they live inside a packed panel), B is a packed panel of NR features.
 template <int W, int MR, int NV>
 PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size_t samples, double* c,
                                      std::size_t ldc) noexcept {
@@ -40,22 +40,23 @@ PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size
   constexpr int NR = W * NV;
   V acc[MR][NV];
   for (int r = 0; r < MR; ++r)
-    for (int v = 0; v < NV; ++v) std::memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(V));
+    for (int v = 0; v < NV; ++v) acc[r][v] = simd::load<W>(c + r * ldc + v * W);
   for (std::size_t s = 0; s < samples; ++s) {
     V bv[NV];
-    for (int v = 0; v < NV; ++v) std::memcpy(&bv[v], b + s * NR + v * W, sizeof(V));
+    for (int v = 0; v < NV; ++v) bv[v] = simd::load<W>(b + s * NR + v * W);
     for (int r = 0; r < MR; ++r) {
       const double x = a[s * NR + r];  // vector-scalar products broadcast the scalar
       for (int v = 0; v < NV; ++v) acc[r][v] += x * bv[v];
     }
   }
   for (int r = 0; r < MR; ++r)
-    for (int v = 0; v < NV; ++v) std::memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(V));
+    for (int v = 0; v < NV; ++v) simd::store<W>(c + r * ldc + v * W, acc[r][v]);
 }
 
 // Everything one kernel variant needs: panel width NR = W * NV, row block MR (a divisor of NR).
+// panels cover the p features (and the extra column, if any); padded = panels * nr.
 struct Layout {
-  std::size_t nr, mr, n, p, cols, panels, padded;  // cols = p (+ 1 with an extra column); padded = panels * nr
+  std::size_t nr, mr, n, p, panels, padded;
 };
 
 // packed[panel][s][l] = x[s][panel * nr + l] - mu (0 beyond the last feature), for the samples
@@ -97,8 +98,7 @@ PAPERKERNELS_ALWAYS_INLINE void row_blocks(const double* packed, const Layout& L
   }
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define PAPERKERNELS_GRAM_X86 1
+#ifdef PAPERKERNELS_SIMD_X86
 __attribute__((target("avx512f"))) inline void row_blocks_avx512(const double* packed, const Layout& L,
                                                                 std::size_t first, std::size_t last, double* c) {
   row_blocks<8, 8, 3>(packed, L, first, last, c);
@@ -125,8 +125,8 @@ inline Layout layout_for(Isa isa, std::size_t n, std::size_t p, bool extra) noex
   }
   L.n = n;
   L.p = p;
-  L.cols = p + (extra ? 1 : 0);
-  L.panels = (L.cols + L.nr - 1) / L.nr;
+  const std::size_t columns = p + (extra ? 1 : 0);
+  L.panels = (columns + L.nr - 1) / L.nr;
   L.padded = L.panels * L.nr;
   return L;
 }
@@ -167,7 +167,7 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
         const std::size_t row0 = first * L.mr, rows = (last - first) * L.mr;
         std::unique_ptr<double[]> strip(new double[rows * L.padded]());
         switch (isa) {
-#ifdef PAPERKERNELS_GRAM_X86
+#ifdef PAPERKERNELS_SIMD_X86
           case Isa::avx512: row_blocks_avx512(packed.get(), L, first, last, strip.get()); break;
           case Isa::avx2: row_blocks_avx2(packed.get(), L, first, last, strip.get()); break;
 #endif
@@ -198,3 +198,5 @@ inline void centred_xty(const double* x, std::size_t n, std::size_t p, const dou
 }
 
 }  // namespace paperkernels::greedy
+
+PAPERKERNELS_PSABI_ON
