@@ -24,7 +24,9 @@ except PackageNotFoundError:  # running from a source tree without an installed 
 
 MODULES = ("toptwo", "cascade", "greedy", "shapes", "relu")
 
-__all__ = ["__version__", "available_modules", *MODULES]
+from ._limits import Limits, limits
+
+__all__ = ["__version__", "available_modules", "limits", "Limits", *MODULES]
 
 
 def available_modules() -> List[str]:

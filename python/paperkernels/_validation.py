@@ -70,6 +70,26 @@ def realign_state(state: dict) -> dict:
     return {k: aligned(v) if isinstance(v, np.ndarray) else v for k, v in state.items()}
 
 
+def refuse_masked(value: Any, name: str) -> None:
+    """Refuse a numpy masked array: converting it would silently drop its mask."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name}: expected a plain array, got a numpy masked array (its mask would be ignored); "
+            "pass value.filled(...) or value.compressed() instead"
+        )
+
+
+def plain_array(value: Any, name: str, dtype: Any = None) -> np.ndarray:
+    """``np.asarray(value, dtype)`` for code paths that do their own checks: masked arrays are refused,
+    and any failure of the conversion (a ragged list, an ``__array__`` that raises, a dtype that does
+    not apply) becomes a TypeError naming the argument."""
+    refuse_masked(value, name)
+    try:
+        return np.asarray(value) if dtype is None else np.asarray(value, dtype=dtype)
+    except Exception as exc:  # ragged lists, objects numpy cannot hold, a raising __array__
+        raise TypeError(f"{name}: expected an array-like of numbers ({type(exc).__name__}: {exc})") from None
+
+
 def as_array(
     value: Any,
     name: str,
@@ -90,10 +110,7 @@ def as_array(
     """
     if value is None:
         raise TypeError(f"{name}: expected an array, got None")
-    try:
-        raw = np.asarray(value)
-    except Exception as exc:  # ragged lists and other objects numpy cannot hold
-        raise TypeError(f"{name}: expected an array-like of numbers ({exc})") from None
+    raw = plain_array(value, name)
     target = np.dtype(dtype)
     if raw.dtype == object or raw.dtype.kind in "USVMm":
         raise TypeError(f"{name}: expected numbers, got an array of dtype {raw.dtype}")

@@ -11,6 +11,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -34,6 +35,17 @@ using Poll = std::function<bool()>;
 inline unsigned hardware_threads() noexcept {
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : n;
+}
+
+// Runs every task on the calling thread, polling between tasks: the fallback when no worker thread
+// can be started.
+template <class Task>
+void run_inline(std::size_t n_tasks, Task& task, const Poll& poll) {
+  StopToken token;
+  for (std::size_t i = 0; i < n_tasks; ++i) {
+    if (poll && poll()) throw interrupted();
+    task(i, static_cast<const StopToken&>(token));
+  }
 }
 
 // Runs task(i, token) for i in [0, n_tasks) on up to n_threads threads. If a task throws, the
@@ -79,7 +91,21 @@ void parallel_for(std::size_t n_tasks, unsigned n_threads, Task&& task, const Po
 
   std::vector<std::thread> threads;
   threads.reserve(n_threads);
-  for (unsigned t = 0; t < n_threads; ++t) threads.emplace_back(worker);
+  for (unsigned t = 0; t < n_threads; ++t) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error&) {
+      // The system refused another thread (address-space or process limits): the threads already
+      // started share the work, which only changes the schedule, never the results.
+      std::lock_guard<std::mutex> lock(mutex);
+      running -= n_threads - t;
+      break;
+    }
+  }
+  if (threads.empty()) {
+    run_inline(n_tasks, task, poll);
+    return;
+  }
 
   bool aborted = false;
   {
