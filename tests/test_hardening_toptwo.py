@@ -206,3 +206,221 @@ def test_no_memory_growth():
             pass
 
     assert rss_growth(call, 300) < 8 * 2**20
+
+
+# ---- Ctrl-C from another process, atomic updates, sizes refused up front, pickling -------------
+
+from sigint_helpers import assert_interrupts  # noqa: E402
+
+import copy  # noqa: E402
+import pickle  # noqa: E402
+
+import paperkernels  # noqa: E402
+
+
+def test_characteristic_time_of_many_arms_stops_on_sigint():
+    assert_interrupts(
+        "import numpy as np\nfrom paperkernels import toptwo as T\nmu = np.linspace(0.0, 0.9, 9000)",
+        "T.characteristic_time(mu)",
+    )
+
+
+def test_long_batch_update_stops_on_sigint_and_records_nothing():
+    setup = """
+import numpy as np
+from paperkernels import toptwo as T
+s = T.TopTwo(10, seed=0)
+s.update([0, 1, 2], [1, 0, 1])
+n = 3 * 10**7
+arms = np.arange(n) % 10
+rewards = (np.arange(n) % 3 == 0).astype(float)
+"""
+    call = """
+try:
+    s.update(arms, rewards)
+finally:
+    assert s.t == 3 and s.N.tolist() == [1, 1, 1] + [0] * 7 and s.S.tolist()[:3] == [1.0, 0.0, 1.0]
+"""
+    assert_interrupts(setup, call)
+
+
+def test_stopping_threshold_of_many_times_stops_on_sigint():
+    assert_interrupts(
+        "import numpy as np\nfrom paperkernels import toptwo as T\nt = np.arange(1, 6 * 10**7)",
+        "T.stopping_threshold(t, 0.1, 3, 'kk21')",
+    )
+
+
+def test_characteristic_time_limits_the_number_of_arms():
+    mu = np.linspace(0.0, 0.9, T.CHARACTERISTIC_MAX_ARMS + 1)
+    with pytest.raises(ValueError, match="max_arms"):
+        T.characteristic_time(mu)
+    assert T.characteristic_time(mu[:50], max_arms=50).best == 49
+    with pytest.raises(ValueError, match="max_arms"):
+        T.characteristic_time(mu[:50], max_arms=49)
+
+
+def _snapshot(s):
+    st = s.state()
+    return (st.t, st.N.tolist(), st.S.tolist(), st.L.tolist(), st.M.tolist(), st.leader, st.challenger, st.should_stop)
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_refused_gaussian_update_changes_nothing(batch):
+    s = T.TopTwo(3, arms="gaussian", seed=4)
+    for i in range(6):
+        s.update(s.select(), 0.25 * i)
+    s.update(0, 1e308)
+    before = _snapshot(s)
+    with pytest.raises(ValueError, match="reward"):
+        if batch:
+            s.update([1, 2, 0], [0.5, 0.5, 1e308])  # the last entry overflows arm 0's sum
+        else:
+            s.update(0, 1e308)
+    assert _snapshot(s) == before
+    assert s.state().challenger != s.state().leader
+    with pytest.raises(ValueError, match="reward"):
+        s.update([1, 1], [1e308, 1e308])  # the running sum of arm 1 overflows
+    assert _snapshot(s) == before
+
+
+def test_update_batch_is_applied_in_full_or_not_at_all():
+    s = T.TopTwo(3, seed=1)
+    s.update([0, 1, 2], [1, 0, 0])
+    before = _snapshot(s)
+    for arms, rewards in (([0, 1, 5], [1, 1, 1]), ([0, 1, 2], [1, 0.5, 1]), ([0, 1], [1, np.nan])):
+        with pytest.raises(ValueError):
+            s.update(arms, rewards)
+        assert _snapshot(s) == before
+
+
+@pytest.mark.parametrize("call", [
+    lambda: T.identify([1.0, 0.0], arms="gaussian", sigma=1e200),
+    lambda: T.identify([1.0, 0.0], arms="gaussian", sigma=1e-160),
+    lambda: T.run_many([1.0, 0.0], arms="gaussian", sigma=1e200, n_runs=2),
+    lambda: T.characteristic_time([1.0, 0.0], arms="gaussian", sigma=1e200),
+    lambda: T.TopTwo(2, arms="gaussian", sigma=1e200),
+    lambda: T.transportation_cost(1.0, 1, 0.0, 1, arms="gaussian", sigma=1e200),
+])
+def test_sigma_whose_square_overflows_is_refused(call):
+    with pytest.raises(ValueError, match="sigma"):
+        call()
+
+
+def test_characteristic_time_refuses_gaps_that_overflow():
+    with pytest.raises(ValueError, match="mu, sigma"):
+        T.characteristic_time([1e300, -1e300], arms="gaussian")
+
+
+def test_callable_threshold_memory_refused_before_calling_it():
+    calls = []
+
+    def c(t, delta):
+        calls.append(len(t))
+        return np.log(1 + np.log(np.maximum(t, 1))) + np.log(1 / delta)
+
+    with pytest.raises(ValueError, match="max_steps.*max_result_bytes"):
+        T.identify([0.6, 0.4], threshold=c, max_steps=10**9)
+    assert calls == []
+    with paperkernels.limits.override(max_result_bytes=16 * 1000):
+        with pytest.raises(ValueError, match="max_steps"):
+            T.identify([0.6, 0.4], threshold=c, max_steps=1000)
+        assert T.identify([0.6, 0.4], threshold=c, max_steps=900, seed=1).tau > 0
+
+
+def test_record_memory_refused_up_front():
+    with pytest.raises(ValueError, match="record.*max_result_bytes"):
+        T.identify([0.6, 0.4], record=True, max_steps=10**9)
+    with paperkernels.limits.override(max_result_bytes=16 * 10**4):
+        with pytest.raises(ValueError, match="record"):
+            T.identify([0.6, 0.4], record=True, max_steps=10**4 + 1)
+        ep = T.identify([0.6, 0.4], 0.1, record=True, max_steps=10**4, seed=2)
+        assert len(ep.arms) == ep.tau
+    assert T.identify([0.6, 0.4], 0.1, record=False, max_steps=10**9, seed=2).tau == ep.tau
+
+
+def test_run_many_results_use_the_shared_limit():
+    assert not hasattr(T, "MAX_RESULT_BYTES")
+    with paperkernels.limits.override(max_result_bytes=1000):
+        with pytest.raises(ValueError, match="n_runs.*max_result_bytes"):
+            T.run_many([0.6, 0.4], n_runs=100)
+        assert T.run_many([0.6, 0.4], 0.1, n_runs=10, seed=0).n_runs == 10
+
+
+class _RaisingArray:
+    def __array__(self, *args, **kwargs):
+        raise RuntimeError("no array here")
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: T.TopTwo(K=2**31), ValueError, "K"),
+    (lambda: T.TopTwo(2).update(0, 2**1100), ValueError, "reward"),
+    (lambda: T.TopTwo(2).update(_RaisingArray(), [1.0]), TypeError, "arm"),
+    (lambda: T.TopTwo(2).update([0], _RaisingArray()), TypeError, "reward"),
+    (lambda: T.TopTwo(2).update(np.ma.array([0, 1], mask=[1, 0]), [1, 1]), TypeError, "arm"),
+    (lambda: T.TopTwo(2).update([0, 1], np.ma.array([1.0, 0.0], mask=[1, 0])), TypeError, "reward"),
+    (lambda: T.identify(np.ma.array([0.9, 0.1], mask=[1, 0])), TypeError, "mu"),
+    (lambda: T.run_many(np.ma.array([0.9, 0.1], mask=[1, 0]), n_runs=2), TypeError, "mu"),
+    (lambda: T.identify([0.6, 0.4], threshold=np.ma.array(np.ones(50), mask=0)), TypeError, "threshold"),
+    (lambda: T.identify([0.6, 0.4], record="no"), TypeError, "record"),
+    (lambda: T.identify([0.6, 0.4], threshold=lambda t, d: np.full(t.shape, "5"), max_steps=50), TypeError, "threshold"),
+    (lambda: T.identify([0.6, 0.4], threshold=lambda t, d: t + 1j, max_steps=50), TypeError, "threshold"),
+    (lambda: T.identify([0.6, 0.4], threshold=lambda t, d: ["a"] * len(t), max_steps=50), TypeError, "threshold"),
+    (lambda: T.TopTwo(2, threshold=lambda t, d: t * 1j), TypeError, "threshold"),
+])
+def test_hostile_arguments_raise_named_errors(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def _drive(s, n, salt):
+    arms = []
+    for i in range(n):
+        a = s.select()
+        arms.append(a)
+        s.update(a, float((i * 7 + salt) % 3 == 0))
+    return arms, s.should_stop(), s.N.tolist(), s.S.tolist(), s.state().L.tolist()
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(arms="bernoulli"), dict(arms="gaussian", rule="tracking"), dict(forced_exploration=True, challenger="TC"),
+    dict(threshold=np.full(5000, 8.0)),
+])
+def test_sampler_pickles_and_copies_and_continues_identically(kwargs):
+    s = T.TopTwo(4, seed=11, **kwargs)
+    _drive(s, 37, 1)
+    s.select()  # a cached decision (and its draw) must travel with the state
+    copies = [pickle.loads(pickle.dumps(s)), copy.deepcopy(s), copy.copy(s)]
+    expected = _drive(s, 300, 2)
+    for other in copies:
+        assert _drive(other, 300, 2) == expected
+
+
+def test_sampler_copies_are_independent():
+    s = T.TopTwo(3, seed=5)
+    _drive(s, 10, 0)
+    shallow, deep = copy.copy(s), copy.deepcopy(s)
+    before = s.N.tolist()
+    _drive(s, 50, 1)
+    assert shallow.N.tolist() == before and deep.N.tolist() == before
+    assert shallow._core is not s._core
+
+
+def test_sampler_with_callable_threshold_deep_copies():
+    s = T.TopTwo(3, seed=6, threshold=lambda t, d: np.log(2 + t) + 3)
+    _drive(s, 20, 0)
+    other = copy.deepcopy(s)
+    assert _drive(other, 2000, 1) == _drive(s, 2000, 1)
+
+
+def test_hostile_pickled_state_is_refused():
+    s = T.TopTwo(3, seed=1)
+    _drive(s, 12, 0)
+    state = s.__getstate__()
+    for field, value in (("N", np.array([1, 2, 3])), ("S", np.array([99.0, 0.0, 0.0])), ("rng", [0, 0, 0, 0]),
+                         ("leader", 7), ("t", 3)):
+        bad_state = copy.deepcopy(state)
+        bad_state["core"][field] = value
+        other = T.TopTwo.__new__(T.TopTwo)
+        with pytest.raises(ValueError, match="state"):
+            other.__setstate__(bad_state)

@@ -1,11 +1,13 @@
 // Bindings of paperkernels.toptwo: simulated episodes (one or many, in parallel), the incremental
 // sampler, characteristic times and the vectorised helpers. Arguments arrive validated from
 // python/paperkernels/toptwo.py; the checks here are a backstop.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -86,10 +88,27 @@ struct Config {
   void set_values(const carray<double>& values) {
     bind::require_ndim(values, 1, "threshold");
     threshold_values.assign(values.data(), values.data() + values.size());
-    for (double c : threshold_values) require(!std::isnan(c), "threshold: expected no NaN values");
+    bool any_nan = false;
+    for (double c : threshold_values) any_nan |= std::isnan(c);
+    require(!any_nan, "threshold: expected no NaN values");
     options.threshold = Threshold::array(threshold_values.data(), static_cast<std::int64_t>(threshold_values.size()));
   }
 };
+
+// Runs f(start, stop) over [0, n) in chunks with the GIL released, checking for signals (Ctrl-C)
+// between chunks, so long elementwise loops stay interruptible.
+template <class F>
+void chunked(py::ssize_t n, F&& f) {
+  constexpr py::ssize_t kChunk = py::ssize_t{1} << 18;
+  for (py::ssize_t start = 0; start < n; start += kChunk) {
+    const py::ssize_t stop = std::min(n, start + kChunk);
+    {
+      py::gil_scoped_release release;
+      f(start, stop);
+    }
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+}
 
 std::vector<double> to_vector(const carray<double>& a, const char* name) {
   bind::require_ndim(a, 1, name);
@@ -182,8 +201,9 @@ void check_mu(const Config& config, const std::vector<double>& mu) {
   require(static_cast<int>(mu.size()) == config.options.K,
           "mu: expected " + std::to_string(config.options.K) + " means, got " + std::to_string(mu.size()));
   for (double m : mu) {
-    require(std::isfinite(m), "mu: expected finite values");
-    if (config.arms == Arms::bernoulli) require(m >= 0.0 && m <= 1.0, "mu: expected values in [0, 1]");
+    if (!std::isfinite(m)) throw invalid_argument("mu: expected finite values");
+    if (config.arms == Arms::bernoulli && !(m >= 0.0 && m <= 1.0))
+      throw invalid_argument("mu: expected values in [0, 1]");
   }
 }
 
@@ -251,6 +271,8 @@ class IncrementalSampler {
     update_one(arm, reward);
   }
 
+  // A batch is applied entirely or not at all: every entry (and, for Gaussian arms, every running
+  // sum) is checked before the first is recorded, and an interrupted long batch is rolled back.
   void update_many(const carray<std::int64_t>& arms, const carray<double>& rewards) {
     bind::require_ndim(arms, 1, "arm");
     bind::require_ndim(rewards, 1, "reward");
@@ -259,11 +281,66 @@ class IncrementalSampler {
     const std::int64_t* a = arms.data();
     const double* x = rewards.data();
     const py::ssize_t n = arms.size();
-    // Check everything first, so a bad batch changes nothing.
     for (py::ssize_t i = 0; i < n; ++i) check_update(a[i], x[i]);
     py::gil_scoped_release release;  // before locking: a waiting caller may hold the GIL
+    if (n < kPollEvery) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      apply_batch(a, x, n, nullptr);
+      return;
+    }
+    // A long batch runs on a worker thread while this thread polls for signals without the lock.
+    parallel_for(
+        1, 1,
+        [&](std::size_t, const StopToken& token) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          apply_batch(a, x, n, &token);
+        },
+        bind::python_signal_poll());
+  }
+
+  // (t, N, S, L, M, generator words, cached leader, cached selection).
+  py::tuple get_state() {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (py::ssize_t i = 0; i < n; ++i) update_one(static_cast<int>(a[i]), x[i]);
+    return visit([](auto& s) -> py::tuple {
+      const auto st = s.snapshot();
+      using Sum = typename std::decay_t<decltype(st.S)>::value_type;
+      const int K = s.K();
+      carray<std::int64_t> N(K), L(K), M(K);
+      carray<Sum> S(K);
+      std::copy(st.N.begin(), st.N.end(), N.mutable_data());
+      std::copy(st.L.begin(), st.L.end(), L.mutable_data());
+      std::copy(st.M.begin(), st.M.end(), M.mutable_data());
+      std::copy(st.S.begin(), st.S.end(), S.mutable_data());
+      py::tuple rng = py::make_tuple(st.rng[0], st.rng[1], st.rng[2], st.rng[3]);
+      return py::make_tuple(st.t, N, S, L, M, rng, st.leader, st.selection);
+    });
+  }
+
+  void set_state(std::int64_t t, const carray<std::int64_t>& N, const carray<double>& S, const carray<std::int64_t>& L,
+                 const carray<std::int64_t>& M, const py::tuple& rng_words, int leader, int selection) {
+    require(rng_words.size() == 4, "state: expected four generator words");
+    std::uint64_t rng[4];
+    for (int w = 0; w < 4; ++w) rng[w] = rng_words[w].cast<std::uint64_t>();
+    std::lock_guard<std::mutex> lock(mutex_);
+    visit([&](auto& s) {
+      using Sum = typename std::decay_t<decltype(s)>::Sum;
+      SamplerState<Sum> st;
+      st.t = t;
+      st.N.assign(N.data(), N.data() + N.size());
+      st.L.assign(L.data(), L.data() + L.size());
+      st.M.assign(M.data(), M.data() + M.size());
+      for (py::ssize_t i = 0; i < S.size(); ++i) {
+        const double v = S.data()[i];
+        if constexpr (std::is_integral_v<Sum>) {
+          require(v >= 0.0 && v <= 9.0e15 && v == std::floor(v), "state: inconsistent success counts");
+        }
+        st.S.push_back(static_cast<Sum>(v));
+      }
+      for (int w = 0; w < 4; ++w) st.rng[w] = rng[w];
+      st.leader = leader;
+      st.selection = selection;
+      s.restore(st);
+    });
   }
 
   void set_threshold_values(const carray<double>& values) {
@@ -313,14 +390,51 @@ class IncrementalSampler {
     return std::visit(std::forward<F>(f), sampler_);
   }
 
+  // The messages are built only on failure (this runs once per entry of a batch).
   void check_update(std::int64_t arm, double reward) const {
-    require(arm >= 0 && arm < config_.options.K, "arm: expected an index in [0, " +
-                                                     std::to_string(config_.options.K) + "), got " + std::to_string(arm));
-    if (config_.arms == Arms::bernoulli)
-      require(reward == 0.0 || reward == 1.0,
-              "reward: Bernoulli arms expect rewards 0 or 1, got " + std::to_string(reward));
-    else
-      require(std::isfinite(reward), "reward: expected a finite number, got " + std::to_string(reward));
+    if (!(arm >= 0 && arm < config_.options.K))
+      throw invalid_argument("arm: expected an index in [0, " + std::to_string(config_.options.K) + "), got " +
+                             std::to_string(arm));
+    if (config_.arms == Arms::bernoulli) {
+      if (!(reward == 0.0 || reward == 1.0))
+        throw invalid_argument("reward: Bernoulli arms expect rewards 0 or 1, got " + std::to_string(reward));
+    } else if (!std::isfinite(reward)) {
+      throw invalid_argument("reward: expected a finite number, got " + std::to_string(reward));
+    }
+  }
+
+  static constexpr py::ssize_t kPollEvery = py::ssize_t{1} << 16;
+
+  // Caller holds the lock. Checks the running sums of Gaussian arms first; with a token, polls it
+  // every kPollEvery entries and restores the state it started from when asked to stop.
+  void apply_batch(const std::int64_t* a, const double* x, py::ssize_t n, const StopToken* token) {
+    visit([&](auto& s) {
+      using S_t = std::decay_t<decltype(s)>;
+      using Sum = typename S_t::Sum;
+      if constexpr (std::is_same_v<Sum, double>) {
+        std::vector<double> sums(static_cast<std::size_t>(s.K()));
+        for (int k = 0; k < s.K(); ++k) sums[k] = s.S(k);
+        for (py::ssize_t i = 0; i < n; ++i) {
+          double& sum = sums[static_cast<std::size_t>(a[i])];
+          sum += x[i];
+          if (!(sum - sum == 0.0))
+            throw invalid_argument("reward: the sum of the rewards of arm " + std::to_string(a[i]) +
+                                   " would overflow at entry " + std::to_string(i) + " of the batch; nothing was recorded");
+        }
+      }
+      if (token == nullptr) {
+        for (py::ssize_t i = 0; i < n; ++i) s.update(static_cast<int>(a[i]), static_cast<Sum>(x[i]));
+        return;
+      }
+      const S_t backup = s;
+      for (py::ssize_t i = 0; i < n; ++i) {
+        if ((i & (kPollEvery - 1)) == 0 && token->stop_requested()) {
+          s = backup;
+          return;
+        }
+        s.update(static_cast<int>(a[i]), static_cast<Sum>(x[i]));
+      }
+    });
   }
 
   void update_one(int arm, double reward) {
@@ -387,6 +501,9 @@ void bind_toptwo(py::module_& m) {
       .def("recommendation", &IncrementalSampler::recommendation)
       .def("update", &IncrementalSampler::update, py::arg("arm"), py::arg("reward"))
       .def("update_many", &IncrementalSampler::update_many, py::arg("arms"), py::arg("rewards"))
+      .def("get_state", &IncrementalSampler::get_state)
+      .def("set_state", &IncrementalSampler::set_state, py::arg("t"), py::arg("N"), py::arg("S"), py::arg("L"),
+           py::arg("M"), py::arg("rng"), py::arg("leader"), py::arg("selection"))
       .def("set_threshold_values", &IncrementalSampler::set_threshold_values, py::arg("values"))
       .def("state", &IncrementalSampler::state);
 
@@ -395,10 +512,17 @@ void bind_toptwo(py::module_& m) {
       [](const carray<double>& mu_arr, double beta, const std::string& arms, double sigma) {
         const std::vector<double> mu = to_vector(mu_arr, "mu");
         CharacteristicTime result;
+        const Arms kind = parse_arms(arms);
         {
           py::gil_scoped_release release;
-          CharacteristicSolver solver(mu, parse_arms(arms), sigma);
-          result = std::isnan(beta) ? solver.optimal() : solver.at(beta);
+          parallel_for(
+              1, 1,
+              [&](std::size_t, const StopToken& token) {
+                CharacteristicSolver solver(mu, kind, sigma);
+                solver.set_stop_token(&token);
+                result = std::isnan(beta) ? solver.optimal() : solver.at(beta);
+              },
+              bind::python_signal_poll());
         }
         carray<double> weights(static_cast<py::ssize_t>(result.weights.size()));
         std::copy(result.weights.begin(), result.weights.end(), weights.mutable_data());
@@ -416,10 +540,9 @@ void bind_toptwo(py::module_& m) {
         const double* qq = q.data();
         double* o = out.mutable_data();
         const py::ssize_t n = p.size();
-        {
-          py::gil_scoped_release release;
-          for (py::ssize_t i = 0; i < n; ++i) o[i] = kl_bernoulli(pp[i], qq[i]);
-        }
+        chunked(n, [&](py::ssize_t lo, py::ssize_t hi) {
+          for (py::ssize_t i = lo; i < hi; ++i) o[i] = kl_bernoulli(pp[i], qq[i]);
+        });
         return out;
       },
       py::arg("p"), py::arg("q"), "Elementwise Bernoulli KL divergence of flat arrays.");
@@ -434,10 +557,9 @@ void bind_toptwo(py::module_& m) {
         carray<double> out(n);
         const double *a = mu_i.data(), *b = n_i.data(), *c = mu_j.data(), *d = n_j.data();
         double* o = out.mutable_data();
-        {
-          py::gil_scoped_release release;
-          for (py::ssize_t i = 0; i < n; ++i) o[i] = transportation_cost(a[i], b[i], c[i], d[i], kind, sigma);
-        }
+        chunked(n, [&](py::ssize_t lo, py::ssize_t hi) {
+          for (py::ssize_t i = lo; i < hi; ++i) o[i] = transportation_cost(a[i], b[i], c[i], d[i], kind, sigma);
+        });
         return out;
       },
       py::arg("mu_i"), py::arg("n_i"), py::arg("mu_j"), py::arg("n_j"), py::arg("arms"), py::arg("sigma"),
@@ -450,10 +572,15 @@ void bind_toptwo(py::module_& m) {
         carray<double> out(t.size());
         const std::int64_t* tt = t.data();
         double* o = out.mutable_data();
-        for (py::ssize_t i = 0; i < t.size(); ++i) {
-          require(tt[i] >= 1, "t: expected positive times");
-          o[i] = config.options.threshold(tt[i]);
-        }
+        bool positive = true;
+        chunked(t.size(), [&](py::ssize_t lo, py::ssize_t hi) {
+          for (py::ssize_t i = lo; i < hi; ++i) positive &= tt[i] >= 1;
+        });
+        require(positive, "t: expected positive times");
+        const Threshold& c = config.options.threshold;
+        chunked(t.size(), [&](py::ssize_t lo, py::ssize_t hi) {
+          for (py::ssize_t i = lo; i < hi; ++i) o[i] = c(tt[i]);
+        });
         return out;
       },
       py::arg("kind"), py::arg("delta"), py::arg("K"), py::arg("t"), "c(t, delta) of a named threshold.");

@@ -54,7 +54,8 @@ import numpy as np
 
 from . import _core
 from ._seed import SeedLike, as_seed
-from ._validation import as_array, as_choice, as_float, as_int, as_n_threads
+from ._limits import check_result_bytes
+from ._validation import as_array, as_choice, as_float, as_int, as_n_threads, plain_array, refuse_masked
 
 __all__ = [
     "TopTwo",
@@ -79,6 +80,13 @@ THRESHOLDS = ("gk16", "union", "kk21")
 #: Default cap on the number of pulls of one episode (a guard against instances that never stop).
 DEFAULT_MAX_STEPS = 100_000_000
 MAX_STEPS_LIMIT = 2**62
+#: Largest number of arms of one sampler (arm indices are 32-bit in the C++ core).
+MAX_ARMS = 2**31 - 1
+#: Default cap on the number of arms :func:`characteristic_time` accepts (its cost grows like K
+#: times the number of root-finding steps: about a second per 2,000 arms).
+CHARACTERISTIC_MAX_ARMS = 10_000
+#: Bytes of sampler state per arm (counts, sums, cached costs and tracking counters).
+_STATE_BYTES_PER_ARM = 88
 
 ThresholdLike = Union[str, np.ndarray, Sequence[float], Callable[[np.ndarray, float], Any]]
 
@@ -221,10 +229,27 @@ def _check_mu(mu: Any, arms: str) -> Tuple[np.ndarray, int]:
     return values, best
 
 
+def _check_sigma(sigma: Any) -> float:
+    """A standard deviation whose 2 sigma^2 (the costs' denominator) is a finite normal number."""
+    value = as_float(sigma, "sigma", low=0.0, low_open=True)
+    two_sigma2 = 2.0 * value * value
+    if not (np.isfinite(two_sigma2) and two_sigma2 >= np.finfo(np.float64).tiny):
+        raise ValueError(
+            f"sigma: expected a standard deviation whose 2 sigma^2 is a finite positive float64 "
+            f"(about 1e-154 < sigma < 1.34e154), got {value!r}"
+        )
+    return value
+
+
+def _check_bool(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected a bool, got {type(value).__name__} {value!r}"[:200])
+    return bool(value)
+
+
 def _check_options(beta: Any, challenger: Any, rule: Any, arms: Any, sigma: Any, delta: Any,
                    tie_break: Any, forced_exploration: Any, min_pulls: Any) -> Dict[str, Any]:
-    if not isinstance(forced_exploration, (bool, np.bool_)):
-        raise TypeError(f"forced_exploration: expected a bool, got {type(forced_exploration).__name__}")
+    _check_bool(forced_exploration, "forced_exploration")
     return dict(
         beta=as_float(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True),
         challenger=as_choice(challenger, "challenger", CHALLENGERS),
@@ -233,7 +258,7 @@ def _check_options(beta: Any, challenger: Any, rule: Any, arms: Any, sigma: Any,
         forced_exploration=bool(forced_exploration),
         min_pulls=as_int(min_pulls, "min_pulls", low=1, high=MAX_STEPS_LIMIT),
         arms=as_choice(arms, "arms", ARMS),
-        sigma=as_float(sigma, "sigma", low=0.0, low_open=True),
+        sigma=_check_sigma(sigma),
         delta=as_float(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True),
     )
 
@@ -246,8 +271,15 @@ def _threshold_array(values: Any, name: str = "threshold") -> np.ndarray:
 
 
 def _evaluate_threshold(fn: Callable[..., Any], start: int, stop: int, delta: float) -> np.ndarray:
+    check_result_bytes(
+        16 * (stop - start), "max_steps", f"evaluating the callable threshold on t = {start}..{stop - 1} "
+        "(an int64 time and a float64 value each)", "lower max_steps or pass a named threshold",
+    )
     t = np.arange(start, stop, dtype=np.int64)
-    values = np.asarray(fn(t, delta), dtype=np.float64)
+    raw = plain_array(fn(t, delta), "threshold")
+    if raw.dtype.kind not in "iuf":
+        raise TypeError(f"threshold: the callable must return real numbers, got an array of dtype {raw.dtype}")
+    values = raw.astype(np.float64, copy=False)
     if values.shape != t.shape:
         raise ValueError(
             f"threshold: the callable must map an array t of shape {t.shape} to values of the same shape, "
@@ -282,10 +314,6 @@ def _resolve_threshold(threshold: Any, delta: float, max_steps: Any, min_steps: 
             f"got {values.shape[0]}"
         )
     return "array", values, max_steps
-
-
-MAX_RESULT_BYTES = 4 * 2**30
-"""Largest memory of the per-run results of one run_many call."""
 
 
 def _config(K: int, opts: Dict[str, Any], kind: str, values: Optional[np.ndarray]) -> Any:
@@ -371,8 +399,11 @@ def identify(
         mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
         tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls,
     )
-    if not isinstance(record, (bool, np.bool_)):
-        raise TypeError(f"record: expected a bool, got {type(record).__name__}")
+    if _check_bool(record, "record"):
+        check_result_bytes(
+            16 * max_steps, "record", f"recording up to max_steps = {max_steps} pulls (an int64 arm and a float64 "
+            "reward each)", "lower max_steps or run with record=False",
+        )
     seed_value = as_seed(seed)
     rec, tau, N, S, hit, pulled, rewards = _core.toptwo_identify(config, values, seed_value, max_steps, bool(record))
     return Episode(int(rec), int(tau), N, S, bool(hit), pulled, rewards)
@@ -424,13 +455,11 @@ def run_many(
         tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls,
     )
     n_runs = as_int(n_runs, "n_runs", low=1, high=2**62)
-    size = n_runs * (17 + 16 * len(values))  # tau, recommendation, hit flag, N and S rows of K arms
-    if size > MAX_RESULT_BYTES:
-        raise ValueError(
-            f"n_runs: the results of {n_runs} runs take {size / 2**30:.3g} GiB, above the limit of "
-            f"{MAX_RESULT_BYTES / 2**30:.3g} GiB (paperkernels.toptwo.MAX_RESULT_BYTES); run smaller batches "
-            "with first_run= and join them"
-        )
+    # tau, recommendation, hit flag, N and S rows of K arms
+    check_result_bytes(
+        n_runs * (17 + 16 * len(values)), "n_runs", f"the results of {n_runs} runs",
+        "run smaller batches with first_run= and join them",
+    )
     first_run = as_int(first_run, "first_run", low=0, high=2**62 - n_runs)
     threads = as_n_threads(n_threads)
     seed_value = as_seed(seed)
@@ -491,7 +520,8 @@ class TopTwo:
         tie_break: str = "random",
         min_pulls: int = 1,
     ) -> None:
-        K = as_int(K, "K", low=2)
+        K = as_int(K, "K", low=2, high=MAX_ARMS)
+        check_result_bytes(K * _STATE_BYTES_PER_ARM, "K", f"the state of a sampler of {K} arms", "use fewer arms")
         opts = _check_options(beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls)
         self._K = K
         self._options = opts
@@ -503,8 +533,61 @@ class TopTwo:
             kind, values = "array", _evaluate_threshold(threshold, 0, 1024, opts["delta"])
         else:
             kind, values = "array", _threshold_array(threshold)
+        self._threshold_kind = kind
         self._threshold_values = values
         self._core = _core.toptwo_Sampler(_config(K, opts, kind, values), as_seed(seed))
+
+    # Pickling and copies: the options, the threshold and the sampler's exact state (counts, sums,
+    # tracking counters, decision generator and the decisions cached for the current state), so a
+    # restored or copied sampler continues bit-identically and independently of the original.
+
+    def __getstate__(self) -> Dict[str, Any]:
+        t, N, S, L, M, rng, leader, selection = self._core.get_state()
+        return dict(
+            K=self._K, options=dict(self._options), threshold_kind=self._threshold_kind,
+            threshold_values=None if self._threshold_values is None else np.array(self._threshold_values),
+            threshold_fn=self._threshold_fn,
+            core=dict(t=int(t), N=N, S=np.asarray(S, dtype=np.float64), L=L, M=M, rng=[int(w) for w in rng],
+                      leader=int(leader), selection=int(selection)),
+        )
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        try:
+            K = as_int(state["K"], "state K", low=2, high=MAX_ARMS)
+            o = state["options"]
+            opts = _check_options(o["beta"], o["challenger"], o["rule"], o["arms"], o["sigma"], o["delta"],
+                                  o["tie_break"], o["forced_exploration"], o["min_pulls"])
+            kind = state["threshold_kind"]
+            values = state["threshold_values"]
+            fn = state["threshold_fn"]
+            core_state = state["core"]
+        except (KeyError, TypeError) as exc:
+            raise TypeError(f"state: not the pickled state of a TopTwo sampler ({type(exc).__name__}: {exc})") from None
+        if kind != "array":
+            kind, values = as_choice(kind, "threshold", THRESHOLDS), None
+        else:
+            values = _threshold_array(values)
+        self._K = K
+        self._options = opts
+        self._threshold_fn = fn
+        self._threshold_kind = kind
+        self._threshold_values = values
+        core = _core.toptwo_Sampler(_config(K, opts, kind, values), 0)
+        c = core_state
+        core.set_state(
+            int(c["t"]), as_array(c["N"], "state N", dtype=np.int64, shape=(K,)),
+            as_array(c["S"], "state S", shape=(K,)), as_array(c["L"], "state L", dtype=np.int64, shape=(K,)),
+            as_array(c["M"], "state M", dtype=np.int64, shape=(K,)), tuple(int(w) for w in c["rng"]),
+            int(c["leader"]), int(c["selection"]),
+        )
+        self._core = core
+
+    def __copy__(self) -> "TopTwo":
+        """An independent sampler in the same state (it shares nothing with this one but the callable
+        threshold, if any)."""
+        other = TopTwo.__new__(TopTwo)
+        other.__setstate__(self.__getstate__())
+        return other
 
     def __repr__(self) -> str:
         o = self._options
@@ -539,13 +622,19 @@ class TopTwo:
     def update(self, arm: Any, reward: Any) -> None:
         """Record rewards: one ``(arm, reward)`` pair, or equal-length arrays of arms and rewards
         (applied in order, without decisions in between). Bernoulli rewards must be 0 or 1."""
-        if np.ndim(arm) == 0 and np.ndim(reward) == 0:
+        arm_dims = plain_array(arm, "arm").ndim
+        reward_dims = plain_array(reward, "reward").ndim
+        if arm_dims == 0 and reward_dims == 0:
             a = as_int(arm, "arm", low=0, high=self.K - 1)
             if isinstance(reward, (bool, np.bool_)):
                 reward = int(reward)
             if not isinstance(reward, numbers.Real):
                 raise TypeError(f"reward: expected a real number, got {type(reward).__name__}")
-            self._core.update(a, float(reward))
+            try:
+                value = float(reward)
+            except OverflowError:
+                raise ValueError(f"reward: expected a number within the float64 range, got {reward!r}"[:200]) from None
+            self._core.update(a, value)
             return
         arms = as_array(arm, "arm", dtype=np.int64, ndim=1, allow_empty=True)
         rewards = as_array(reward, "reward", dtype=np.float64, ndim=1, allow_empty=True, finite=False)
@@ -594,7 +683,8 @@ class TopTwo:
 # Characteristic times and helpers
 
 
-def characteristic_time(mu: Any, beta: Optional[float] = None, arms: str = "bernoulli", sigma: float = 1.0) -> CharacteristicTime:
+def characteristic_time(mu: Any, beta: Optional[float] = None, arms: str = "bernoulli", sigma: float = 1.0, *,
+                        max_arms: int = CHARACTERISTIC_MAX_ARMS) -> CharacteristicTime:
     """Characteristic time ``T*_beta(mu)`` (given ``beta``) or ``T*(mu)`` (``beta=None``).
 
     ``1 / T*_beta = max_{w: w_best = beta} min_{a != best} C_a(w)`` with
@@ -615,6 +705,10 @@ def characteristic_time(mu: Any, beta: Optional[float] = None, arms: str = "bern
     arms : {"bernoulli", "gaussian"}
     sigma : float
         Standard deviation of Gaussian arms.
+    max_arms : int
+        Largest number of arms accepted (default ``CHARACTERISTIC_MAX_ARMS`` = 10,000): the cost grows
+        like K times the number of root-finding steps, about a second per 2,000 arms with ``beta=None``.
+        The computation can be interrupted with Ctrl-C.
 
     Returns
     -------
@@ -622,8 +716,20 @@ def characteristic_time(mu: Any, beta: Optional[float] = None, arms: str = "bern
         ``T``, ``weights``, ``beta``, ``best``; unpacks as ``T, weights = characteristic_time(mu)``.
     """
     arms = as_choice(arms, "arms", ARMS)
-    sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
+    sigma = _check_sigma(sigma)
+    max_arms = as_int(max_arms, "max_arms", low=2, high=MAX_ARMS)
     values, _ = _check_mu(mu, arms)
+    if values.shape[0] > max_arms:
+        raise ValueError(
+            f"mu: {values.shape[0]} arms is above max_arms = {max_arms} (the cost grows like K times the number "
+            "of root-finding steps); pass a larger max_arms to allow it"
+        )
+    if arms == "gaussian":
+        with np.errstate(over="ignore"):
+            gap = (values.max() - values.min()) / sigma
+            square = gap * gap
+        if not np.isfinite(square):
+            raise ValueError("mu, sigma: the squared gaps (max(mu) - min(mu))^2 / sigma^2 overflow float64")
     b = math.nan if beta is None else as_float(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True)
     T, weights, beta_out, best = _core.toptwo_characteristic_time(values, b, arms, sigma)
     return CharacteristicTime(float(T), weights, float(beta_out), int(best))
@@ -663,7 +769,7 @@ def transportation_cost(mu_i: Any, n_i: Any, mu_j: Any, n_j: Any, arms: str = "b
     real (weights), which gives the ``C_a(w)`` of :func:`characteristic_time`.
     """
     arms = as_choice(arms, "arms", ARMS)
-    sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
+    sigma = _check_sigma(sigma)
     bounds = dict(low=0.0, high=1.0) if arms == "bernoulli" else {}
     a = as_array(mu_i, "mu_i", allow_empty=True, **bounds)
     b = as_array(n_i, "n_i", allow_empty=True)

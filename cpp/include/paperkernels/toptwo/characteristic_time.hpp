@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "paperkernels/common/errors.hpp"
+#include "paperkernels/common/parallel.hpp"
 #include "paperkernels/toptwo/sampler.hpp"
 
 namespace paperkernels::toptwo {
@@ -207,6 +208,9 @@ class CharacteristicSolver {
 
   int best() const noexcept { return best_; }
 
+  // Checked between the per-arm solves: once it is set, the solver throws `interrupted`.
+  void set_stop_token(const StopToken* token) noexcept { token_ = token; }
+
   // T*_beta and its weights.
   CharacteristicTime at(double beta) {
     require(beta > 0.0 && beta < 1.0, "beta: expected a number in (0, 1), got " + std::to_string(beta));
@@ -321,6 +325,7 @@ class CharacteristicSolver {
   std::pair<double, double> excess_weight(double beta, double v) {
     double total = 0.0, slope = 0.0;
     for (Other& o : others_) {
+      if (token_ != nullptr && token_->stop_requested()) throw interrupted();
       solve_weight(o, beta, v);
       total += o.weight;
       slope += o.slope;
@@ -362,6 +367,7 @@ class CharacteristicSolver {
   int best_ = 0;
   double top_ = 0.0;
   std::vector<Other> others_;
+  const StopToken* token_ = nullptr;
 };
 
 }  // namespace paperkernels::toptwo

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -51,12 +52,29 @@ inline const Options& check_options(const Options& o) {
     throw invalid_argument("min_pulls: expected a positive integer, got " + std::to_string(o.min_pulls));
   if (!(o.sigma > 0.0 && o.sigma < std::numeric_limits<double>::infinity()))
     throw invalid_argument("sigma: expected a finite positive number, got " + std::to_string(o.sigma));
+  // The costs divide by 2 sigma^2, which must be a finite normal number.
+  if (!(2.0 * o.sigma * o.sigma >= std::numeric_limits<double>::min() &&
+        2.0 * o.sigma * o.sigma < std::numeric_limits<double>::infinity()))
+    throw invalid_argument("sigma: 2 sigma^2 must be a finite positive normal number (sigma within about 1e-154 .. 1e154)");
   return o;
 }
 
 // Run r of a seed draws its rewards from stream 2r and its decisions from stream 2r + 1.
 inline constexpr std::uint64_t reward_stream(std::uint64_t run) noexcept { return 2 * run; }
 inline constexpr std::uint64_t decision_stream(std::uint64_t run) noexcept { return 2 * run + 1; }
+
+// Everything a sampler needs to continue exactly where it was (every other member is a cache that
+// restore() recomputes): counts, sums, tracking counters, the decision generator and the two
+// decisions cached for the current state.
+template <class Sum>
+struct SamplerState {
+  std::int64_t t = 0;
+  std::vector<std::int64_t> N, L, M;
+  std::vector<Sum> S;
+  std::uint64_t rng[4] = {0, 0, 0, 0};
+  int leader = -1;
+  int selection = -1;
+};
 
 template <Arms kind>
 class Sampler {
@@ -200,10 +218,93 @@ class Sampler {
     return selection_;
   }
 
-  // Records one reward of `arm` (Bernoulli: 0 or 1; the caller checks).
+  SamplerState<Sum> snapshot() const {
+    static_assert(std::is_trivially_copyable_v<Xoshiro256> && sizeof(Xoshiro256) == 4 * sizeof(std::uint64_t),
+                  "the generator state is four words");
+    SamplerState<Sum> out;
+    out.t = t_;
+    out.N = N_;
+    out.S = S_;
+    out.L = L_;
+    out.M = M_;
+    std::memcpy(out.rng, &rng_, sizeof(out.rng));
+    out.leader = leader_;
+    out.selection = selection_;
+    return out;
+  }
+
+  // Continues from a snapshot (checked for consistency: it may come from an untrusted pickle).
+  void restore(const SamplerState<Sum>& st) {
+    const auto K = static_cast<std::size_t>(K_);
+    if (st.N.size() != K || st.S.size() != K || st.L.size() != K || st.M.size() != K)
+      throw invalid_argument("state: expected per-arm arrays of " + std::to_string(K_) + " entries");
+    std::int64_t total = 0;
+    for (std::size_t a = 0; a < K; ++a) {
+      if (st.N[a] < 0 || st.L[a] < 0 || st.M[a] < 0 || st.M[a] > st.L[a])
+        throw invalid_argument("state: inconsistent counts");
+      if constexpr (kind == Arms::bernoulli) {
+        if (st.S[a] < 0 || st.S[a] > st.N[a]) throw invalid_argument("state: inconsistent success counts");
+      } else {
+        if (!(st.S[a] - st.S[a] == 0.0)) throw invalid_argument("state: non-finite reward sums");
+        if (st.N[a] == 0 && st.S[a] != 0.0) throw invalid_argument("state: inconsistent reward sums");
+      }
+      if (st.N[a] > std::numeric_limits<std::int64_t>::max() - total) throw invalid_argument("state: counts overflow");
+      total += st.N[a];
+    }
+    if (total != st.t) throw invalid_argument("state: t differs from the sum of the counts");
+    if ((st.rng[0] | st.rng[1] | st.rng[2] | st.rng[3]) == 0) throw invalid_argument("state: invalid generator state");
+    if (st.leader < -1 || st.leader >= K_ || st.selection < -1 || st.selection >= K_)
+      throw invalid_argument("state: cached decisions out of range");
+    t_ = st.t;
+    N_ = st.N;
+    S_ = st.S;
+    L_ = st.L;
+    M_ = st.M;
+    std::memcpy(static_cast<void*>(&rng_), st.rng, sizeof(st.rng));
+    unpulled_ = below_min_ = 0;
+    for (int a = 0; a < K_; ++a) {
+      unpulled_ += N_[a] == 0;
+      below_min_ += N_[a] < opt_.min_pulls;
+    }
+    if (st.leader >= 0 && !(unpulled_ == 0)) throw invalid_argument("state: a leader before every arm was pulled");
+    direct_limit_ = 0;
+    direct_n_log_n_ = direct_log_ = nullptr;
+    raise_direct_limit();
+    for (int a = 0; a < K_; ++a) {
+      if (N_[a] > 0) {
+        refresh_arm(a);
+      } else {
+        own_[a] = inv_n_[a] = log_count_[a] = 0.0;
+      }
+    }
+    maximisers_known_ = false;
+    first_max_ = 0;
+    n_max_ = 1;
+    dirty_ = kAllDirty;
+    leader_ = -1;
+    if (st.leader >= 0) {  // the cached leader must be a maximiser of the restored counts
+      find_maximisers();
+      if (compare(st.leader, first_max_) != 0) throw invalid_argument("state: the cached leader is not an empirical best arm");
+    }
+    leader_ = st.leader;
+    selection_ = st.selection;
+    w_leader_ = -1;
+    witness_ = -1;
+    evaluated_ = false;
+    z_ = 0.0;
+    challenger_ = -1;
+    c_floor_ = -std::numeric_limits<double>::infinity();
+  }
+
+  // Records one reward of `arm` (Bernoulli: 0 or 1; the caller checks). A refused reward changes nothing.
   [[gnu::always_inline]] inline void update(int arm, Sum reward) {
     if (arm < 0 || arm >= K_)
       throw invalid_argument("arm: expected an index in [0, " + std::to_string(K_) + "), got " + std::to_string(arm));
+    if constexpr (kind == Arms::gaussian) {
+      const double next = S_[arm] + reward;
+      if (!(next - next == 0.0))
+        throw invalid_argument("reward: the sum of the rewards of arm " + std::to_string(arm) + " would overflow");
+    }
     // The maximiser set changes only through `arm`: follow it unless a rescan is unavoidable.
     const bool follow = maximisers_known_;
     const bool was_max = follow && same_mean(arm, first_max_);
@@ -423,11 +524,13 @@ class Sampler {
       p0 = penalised[j] < p0 ? penalised[j] : p0;
     }
     const double smallest = p1 < p0 ? p1 : p0;
+    // The leader's own entries are +inf: skip it explicitly, for the case where every cost is
+    // infinite (Gaussian gaps whose square overflows).
     int c = 0;
-    while (!(penalised[c] == smallest)) ++c;
+    while (c == B || !(penalised[c] == smallest)) ++c;
     z_ = z1 < z0 ? z1 : z0;
     int k = 0;
-    while (!(w[k] == z_)) ++k;
+    while (k == B || !(w[k] == z_)) ++k;
     challenger_ = c;
     witness_ = k;
     evaluated_ = true;
