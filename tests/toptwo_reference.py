@@ -54,10 +54,58 @@ def cost(B, j, N, S, arms, sigma):
     return d * d / (2.0 * sigma * sigma * (1.0 / N[B] + 1.0 / N[j]))
 
 
-def episode(mu, delta=0.01, *, beta=0.5, challenger="TCI", rule="random", arms="bernoulli", sigma=1.0,
+SAMPLERS = {"EB-TCI": ("EB", "TCI"), "EB-TC": ("EB", "TC"), "TTTS": ("TS", "RS"), "T3C": ("TS", "TC"),
+            "TTUCB": ("UCB", "TC"), "uniform": None}
+MAX_RESAMPLES = 10000
+
+
+def gamma(rng, shape):
+    """Marsaglia and Tsang's gamma variate for shape >= 1."""
+    d = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = rng.normal()
+            v = 1.0 + c * x
+            if v > 0.0:
+                break
+        v = v * v * v
+        u = rng.uniform()
+        x2 = x * x
+        if u < 1.0 - 0.0331 * (x2 * x2):
+            return d * v
+        if u > 0.0 and math.log(u) < 0.5 * x2 + d * ((1.0 - v) + math.log(v)):
+            return d * v
+
+
+def posterior_argmax(rng, N, S, arms, sigma):
+    best, top = None, None
+    for a in range(len(N)):
+        if arms == "bernoulli":
+            x = gamma(rng, float(S[a]) + 1.0)
+            y = gamma(rng, float(N[a] - S[a]) + 1.0)
+            theta = x / (x + y)
+        else:
+            theta = S[a] / N[a] + (sigma / math.sqrt(N[a])) * rng.normal()
+        if best is None or theta > top:
+            best, top = a, theta
+    return best
+
+
+def ucb_argmax(N, S, t, arms, sigma, alpha):
+    variance = 0.25 if arms == "bernoulli" else sigma * sigma
+    scale = 2.0 * alpha * variance * math.log(t)
+    index = [S[a] / N[a] + math.sqrt(scale / N[a]) for a in range(len(N))]
+    return max(range(len(N)), key=lambda a: (index[a], -a))
+
+
+def episode(mu, delta=0.01, *, beta=0.5, challenger=None, rule="random", arms="bernoulli", sigma=1.0,
             threshold="gk16", threshold_values=None, tie_break="random", forced_exploration=False,
-            min_pulls=1, max_steps=10**8, seed=0, run=0):
+            min_pulls=1, max_steps=10**8, seed=0, run=0, sampler="EB-TCI", ucb_alpha=1.0):
     """One episode; returns (recommendation, tau, N, S, hit_max_steps, pulled_arms)."""
+    family = SAMPLERS[sampler]
+    leader_kind, own = family if family is not None else ("EB", "TCI")
+    challenger = own if challenger is None else challenger
     K = len(mu)
     rewards = Xoshiro256(seed, 2 * run)
     decisions = Xoshiro256(seed, 2 * run + 1)
@@ -79,20 +127,38 @@ def episode(mu, delta=0.01, *, beta=0.5, challenger="TCI", rule="random", arms="
             if t >= max_steps:
                 return B, t, N, S, True, pulled
             least = min(range(K), key=lambda a: (N[a], a))
-            if forced_exploration and N[least] < math.sqrt(t / K):
+
+            def challenger_of(lead):
+                if challenger == "RS":
+                    for _ in range(MAX_RESAMPLES):
+                        c = posterior_argmax(decisions, N, S, arms, sigma)
+                        if c != lead:
+                            return c
+                costs = W if lead == B else [cost(lead, j, N, S, arms, sigma) for j in range(K)]
+                penalised = {j: costs[j] + math.log(N[j]) if challenger == "TCI" else costs[j]
+                             for j in range(K) if j != lead}
+                return min(penalised, key=lambda j: (penalised[j], j))
+
+            if family is None:
+                arm = least
+            elif forced_exploration and N[least] < math.sqrt(t / K):
                 arm = least
             else:
-                penalised = {j: W[j] + math.log(N[j]) if challenger == "TCI" else W[j] for j in range(K) if j != B}
-                C = min(penalised, key=lambda j: (penalised[j], j))
-                if rule == "random":
-                    arm = B if decisions.uniform() <= beta else C
+                if leader_kind == "EB":
+                    lead = B
+                elif leader_kind == "TS":
+                    lead = posterior_argmax(decisions, N, S, arms, sigma)
                 else:
-                    L[B] += 1
-                    if M[B] < beta * L[B]:
-                        M[B] += 1
-                        arm = B
+                    lead = ucb_argmax(N, S, t, arms, sigma, ucb_alpha)
+                if rule == "random":
+                    arm = lead if decisions.uniform() <= beta else challenger_of(lead)
+                else:
+                    L[lead] += 1
+                    if M[lead] < beta * L[lead]:
+                        M[lead] += 1
+                        arm = lead
                     else:
-                        arm = C
+                        arm = challenger_of(lead)
         else:
             arm = min(range(K), key=lambda a: (N[a], a))
         if arms == "bernoulli":

@@ -37,16 +37,29 @@ struct Config {
 
   Config(int K, double beta, const std::string& challenger, const std::string& rule, const std::string& tie_break,
          bool forced_exploration, std::int64_t min_pulls, const std::string& arms_, double sigma,
-         const std::string& threshold, double delta, const py::object& values) {
+         const std::string& threshold, double delta, const py::object& values, const std::string& leader = "EB",
+         bool uniform = false, double ucb_alpha = 1.0) {
     arms = parse_arms(arms_);
+    if (leader == "EB")
+      options.leader = Leader::eb;
+    else if (leader == "TS")
+      options.leader = Leader::ts;
+    else if (leader == "UCB")
+      options.leader = Leader::ucb;
+    else
+      throw invalid_argument("leader: expected 'EB', 'TS' or 'UCB', got '" + leader + "'");
+    options.uniform = uniform;
+    options.ucb_alpha = ucb_alpha;
     options.K = K;
     options.beta = beta;
     if (challenger == "TCI")
       options.challenger = Challenger::tci;
     else if (challenger == "TC")
       options.challenger = Challenger::tc;
+    else if (challenger == "RS")
+      options.challenger = Challenger::rs;
     else
-      throw invalid_argument("challenger: expected 'TCI' or 'TC', got '" + challenger + "'");
+      throw invalid_argument("challenger: expected 'TCI', 'TC' or 'RS', got '" + challenger + "'");
     if (rule == "random")
       options.rule = Rule::random;
     else if (rule == "tracking")
@@ -456,10 +469,12 @@ class IncrementalSampler {
 void bind_toptwo(py::module_& m) {
   py::class_<Config>(m, "toptwo_Config", "Sampler options, validated (private).")
       .def(py::init<int, double, const std::string&, const std::string&, const std::string&, bool, std::int64_t,
-                    const std::string&, double, const std::string&, double, const py::object&>(),
+                    const std::string&, double, const std::string&, double, const py::object&, const std::string&, bool,
+                    double>(),
            py::arg("K"), py::arg("beta"), py::arg("challenger"), py::arg("rule"), py::arg("tie_break"),
            py::arg("forced_exploration"), py::arg("min_pulls"), py::arg("arms"), py::arg("sigma"),
-           py::arg("threshold"), py::arg("delta"), py::arg("threshold_values") = py::none());
+           py::arg("threshold"), py::arg("delta"), py::arg("threshold_values") = py::none(),
+           py::arg("leader") = "EB", py::arg("uniform") = false, py::arg("ucb_alpha") = 1.0);
 
   m.def(
       "toptwo_identify",

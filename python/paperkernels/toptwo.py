@@ -21,6 +21,28 @@ One step, after every arm has been pulled ``min_pulls`` times (round robin in in
    ``rule="tracking"`` increments ``L_B`` (rounds led by ``B``) and pulls ``B`` iff ``M_B < beta L_B``
    (strict; ``M_B`` counts the pulls of ``B`` decided while it led, and is then incremented).
 
+Sampling rules (``sampler=``). Every rule uses the same episode engine, reward streams, GLR
+stopping rule (step 3, with the empirical leader) and recommendation; only the arm pulled differs.
+
+- ``"EB-TCI"`` (default): the steps above.
+- ``"EB-TC"``: empirical-best leader, TC challenger (``challenger="TC"``; Jourdan et al. 2022).
+- ``"TTTS"`` (Russo 2016): the leader is the arm of the largest posterior draw; the challenger is
+  found by re-drawing the whole posterior until another arm wins (at most ``kMaxResamples`` = 10,000
+  times; then the TC challenger of that leader is taken).
+- ``"T3C"`` (Shang, de Heide, Kaufmann, Menard, Valko 2020): Thompson leader, TC challenger.
+- ``"TTUCB"`` (Jourdan and Degenne 2022): leader ``argmax_a mu_hat_a + sqrt(2 ucb_alpha sigma^2 log t
+  / N_a)`` (``sigma^2 = 1/4`` for Bernoulli arms, their sub-Gaussian variance; ``ucb_alpha=1`` by
+  default), TC challenger.
+- ``"uniform"``: round robin (the least-pulled arm, lowest index on ties): the baseline of every
+  comparison figure.
+
+A challenger ``W(B, j)`` for a leader ``B`` that is not the empirical best is 0 unless
+``mu_hat_B > mu_hat_j`` (so the lowest-indexed arm with a larger empirical mean wins). Posteriors:
+``Beta(S_a + 1, N_a - S_a + 1)`` (uniform prior; a Beta draw is ``X / (X + Y)`` with ``X``, ``Y``
+gamma variates by Marsaglia and Tsang's method) for Bernoulli arms, ``N(mu_hat_a, sigma^2 / N_a)`` for
+Gaussian arms; arms are drawn in index order from the decision stream, after the stopping check and
+before the uniform of ``rule="random"``.
+
 Thresholds ``c(t, delta)`` (``threshold=``):
 
 - ``"gk16"`` (default): ``log((1 + log t) / delta)``, the heuristic of Garivier & Kaufmann (2016)
@@ -71,7 +93,16 @@ __all__ = [
     "stopping_threshold",
 ]
 
-CHALLENGERS = ("TCI", "TC")
+CHALLENGERS = ("TCI", "TC", "RS")
+#: Named sampling rules: (leader, challenger) of the top-two family, or None for uniform sampling.
+SAMPLERS: Dict[str, Optional[Tuple[str, str]]] = {
+    "EB-TCI": ("EB", "TCI"),
+    "EB-TC": ("EB", "TC"),
+    "TTTS": ("TS", "RS"),
+    "T3C": ("TS", "TC"),
+    "TTUCB": ("UCB", "TC"),
+    "uniform": None,
+}
 RULES = ("random", "tracking")
 ARMS = ("bernoulli", "gaussian")
 TIE_BREAKS = ("random", "first")
@@ -248,9 +279,19 @@ def _check_bool(value: Any, name: str) -> bool:
 
 
 def _check_options(beta: Any, challenger: Any, rule: Any, arms: Any, sigma: Any, delta: Any,
-                   tie_break: Any, forced_exploration: Any, min_pulls: Any) -> Dict[str, Any]:
+                   tie_break: Any, forced_exploration: Any, min_pulls: Any, sampler: Any = "EB-TCI",
+                   ucb_alpha: Any = 1.0) -> Dict[str, Any]:
     _check_bool(forced_exploration, "forced_exploration")
+    sampler = as_choice(sampler, "sampler", tuple(SAMPLERS))
+    family = SAMPLERS[sampler]
+    leader, own_challenger = family if family is not None else ("EB", "TCI")
+    if challenger is None:
+        challenger = own_challenger
     return dict(
+        sampler=sampler,
+        leader=leader,
+        uniform=family is None,
+        ucb_alpha=as_float(ucb_alpha, "ucb_alpha", low=0.0, low_open=True),
         beta=as_float(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True),
         challenger=as_choice(challenger, "challenger", CHALLENGERS),
         rule=as_choice(rule, "rule", RULES),
@@ -319,7 +360,8 @@ def _resolve_threshold(threshold: Any, delta: float, max_steps: Any, min_steps: 
 def _config(K: int, opts: Dict[str, Any], kind: str, values: Optional[np.ndarray]) -> Any:
     return _core.toptwo_Config(
         K, opts["beta"], opts["challenger"], opts["rule"], opts["tie_break"], opts["forced_exploration"],
-        opts["min_pulls"], opts["arms"], opts["sigma"], kind, opts["delta"], values,
+        opts["min_pulls"], opts["arms"], opts["sigma"], kind, opts["delta"], values, opts["leader"], opts["uniform"],
+        opts["ucb_alpha"],
     )
 
 
@@ -340,8 +382,9 @@ def identify(
     mu: Any,
     delta: float = 0.01,
     *,
+    sampler: str = "EB-TCI",
     beta: float = 0.5,
-    challenger: str = "TCI",
+    challenger: Optional[str] = None,
     rule: str = "random",
     arms: str = "bernoulli",
     sigma: float = 1.0,
@@ -349,6 +392,7 @@ def identify(
     tie_break: str = "random",
     forced_exploration: bool = False,
     min_pulls: int = 1,
+    ucb_alpha: float = 1.0,
     max_steps: Optional[int] = None,
     record: bool = False,
     seed: SeedLike = None,
@@ -361,10 +405,14 @@ def identify(
         Arm means (in [0, 1] for Bernoulli arms), K >= 2, with a unique largest entry.
     delta : float
         Confidence parameter in (0, 1).
+    sampler : {"EB-TCI", "EB-TC", "TTTS", "T3C", "TTUCB", "uniform"}
+        Sampling rule (see "Sampling rules" in the module docstring); every rule stops with the same
+        GLR rule and recommends the empirical best arm.
     beta : float
         Target fraction of pulls of the leader, in (0, 1).
-    challenger : {"TCI", "TC"}
-        Challenger with (TCI) or without (TC) the ``log N_j`` penalty.
+    challenger : {"TCI", "TC", "RS"}, optional
+        Challenger with (TCI) or without (TC) the ``log N_j`` penalty, or TTTS's posterior re-sampling
+        (RS); None takes the sampler's own.
     rule : {"random", "tracking"}
         How the leader/challenger choice is made (see the module docstring).
     arms : {"bernoulli", "gaussian"}
@@ -382,6 +430,8 @@ def identify(
         Pull the least-pulled arm whenever ``min_a N_a < sqrt(t / K)``.
     min_pulls : int
         Pulls of every arm in the initial round robin.
+    ucb_alpha : float
+        TTUCB only: the UCB index is ``mu_hat_a + sqrt(2 ucb_alpha sigma^2 log t / N_a)``.
     max_steps : int, optional
         Cap on the number of pulls (default ``DEFAULT_MAX_STEPS`` = 10**8 for the named thresholds).
         The stopping rule is also checked at ``t = max_steps``; if it does not fire the episode is
@@ -397,7 +447,8 @@ def identify(
     """
     config, values, _, max_steps = _simulation_setup(
         mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
-        tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls,
+        tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls, sampler=sampler,
+        ucb_alpha=ucb_alpha,
     )
     if _check_bool(record, "record"):
         check_result_bytes(
@@ -414,8 +465,9 @@ def run_many(
     delta: float = 0.01,
     n_runs: int = 100,
     *,
+    sampler: str = "EB-TCI",
     beta: float = 0.5,
-    challenger: str = "TCI",
+    challenger: Optional[str] = None,
     rule: str = "random",
     arms: str = "bernoulli",
     sigma: float = 1.0,
@@ -423,6 +475,7 @@ def run_many(
     tie_break: str = "random",
     forced_exploration: bool = False,
     min_pulls: int = 1,
+    ucb_alpha: float = 1.0,
     max_steps: Optional[int] = None,
     seed: SeedLike = None,
     n_threads: Optional[int] = None,
@@ -452,7 +505,8 @@ def run_many(
     """
     config, values, best, max_steps = _simulation_setup(
         mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
-        tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls,
+        tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls, sampler=sampler,
+        ucb_alpha=ucb_alpha,
     )
     n_runs = as_int(n_runs, "n_runs", low=1, high=2**62)
     # tau, recommendation, hit flag, N and S rows of K arms
@@ -478,8 +532,9 @@ class TopTwo:
     ----------
     K : int
         Number of arms (>= 2).
-    beta, challenger, rule, arms, sigma, delta, forced_exploration, tie_break, min_pulls
-        As in :func:`identify`.
+    beta, challenger, rule, arms, sigma, delta, forced_exploration, tie_break, min_pulls, sampler, ucb_alpha
+        As in :func:`identify` (``sampler`` picks any of the named sampling rules; the class name is
+        historical).
     threshold : {"gk16", "union", "kk21"}, array or callable
         As in :func:`identify`. An array must cover every ``t`` at which :meth:`should_stop` is
         asked (a ValueError says when it does not); a callable ``threshold(t, delta)`` is evaluated
@@ -508,7 +563,7 @@ class TopTwo:
         self,
         K: int,
         beta: float = 0.5,
-        challenger: str = "TCI",
+        challenger: Optional[str] = None,
         rule: str = "random",
         arms: str = "bernoulli",
         sigma: float = 1.0,
@@ -519,10 +574,13 @@ class TopTwo:
         *,
         tie_break: str = "random",
         min_pulls: int = 1,
+        sampler: str = "EB-TCI",
+        ucb_alpha: float = 1.0,
     ) -> None:
         K = as_int(K, "K", low=2, high=MAX_ARMS)
         check_result_bytes(K * _STATE_BYTES_PER_ARM, "K", f"the state of a sampler of {K} arms", "use fewer arms")
-        opts = _check_options(beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls)
+        opts = _check_options(beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls,
+                              sampler, ucb_alpha)
         self._K = K
         self._options = opts
         self._threshold_fn: Optional[Callable[..., Any]] = None
@@ -556,7 +614,8 @@ class TopTwo:
             K = as_int(state["K"], "state K", low=2, high=MAX_ARMS)
             o = state["options"]
             opts = _check_options(o["beta"], o["challenger"], o["rule"], o["arms"], o["sigma"], o["delta"],
-                                  o["tie_break"], o["forced_exploration"], o["min_pulls"])
+                                  o["tie_break"], o["forced_exploration"], o["min_pulls"], o.get("sampler", "EB-TCI"),
+                                  o.get("ucb_alpha", 1.0))
             kind = state["threshold_kind"]
             values = state["threshold_values"]
             fn = state["threshold_fn"]
@@ -592,7 +651,7 @@ class TopTwo:
     def __repr__(self) -> str:
         o = self._options
         return (
-            f"TopTwo(K={self._K}, beta={o['beta']}, challenger={o['challenger']!r}, rule={o['rule']!r}, "
+            f"TopTwo(K={self._K}, sampler={o['sampler']!r}, beta={o['beta']}, challenger={o['challenger']!r}, rule={o['rule']!r}, "
             f"arms={o['arms']!r}, delta={o['delta']}, t={self.t})"
         )
 

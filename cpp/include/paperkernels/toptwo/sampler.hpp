@@ -28,7 +28,8 @@
 namespace paperkernels::toptwo {
 
 enum class Arms { bernoulli, gaussian };
-enum class Challenger { tci, tc };
+enum class Challenger { tci, tc, rs };  // rs: TTTS re-sampling (Russo 2016)
+enum class Leader { eb, ts, ucb };       // empirical best, Thompson sample, UCB index
 enum class Rule { random, tracking };
 enum class TieBreak { random, first };
 
@@ -42,12 +43,20 @@ struct Options {
   std::int64_t min_pulls = 1;
   double sigma = 1.0;  // Gaussian arms only: the known standard deviation
   Threshold threshold;
+  Leader leader = Leader::eb;
+  bool uniform = false;    // round-robin sampling (least-pulled arm) instead of top-two steps
+  double ucb_alpha = 1.0;  // UCB leader: index mu_hat_a + sqrt(2 alpha sigma^2 log t / N_a)
 };
+
+// TTTS re-samples the posterior at most this many times for a challenger; then it takes the TC one.
+inline constexpr int kMaxResamples = 10000;
 
 inline const Options& check_options(const Options& o) {
   if (o.K < 2) throw invalid_argument("K: expected at least 2 arms, got " + std::to_string(o.K));
   if (!(o.beta > 0.0 && o.beta < 1.0))
     throw invalid_argument("beta: expected a number in (0, 1), got " + std::to_string(o.beta));
+  if (!(o.ucb_alpha > 0.0 && o.ucb_alpha < std::numeric_limits<double>::infinity()))
+    throw invalid_argument("ucb_alpha: expected a finite positive number, got " + std::to_string(o.ucb_alpha));
   if (o.min_pulls < 1)
     throw invalid_argument("min_pulls: expected a positive integer, got " + std::to_string(o.min_pulls));
   if (!(o.sigma > 0.0 && o.sigma < std::numeric_limits<double>::infinity()))
@@ -189,11 +198,11 @@ class Sampler {
   // The arm to pull next (cached until the next update).
   int select() {
     if (selection_ >= 0) return selection_;
-    if (!initialised()) {
+    if (!initialised() || opt_.uniform) {
       selection_ = least_pulled();
       return selection_;
     }
-    const int B = leader();
+    const int E = leader();
     if (opt_.forced_exploration) {
       const int a = least_pulled();
       // N_a < sqrt(t / K)  <=>  N_a^2 K < t, decided in integers.
@@ -203,19 +212,113 @@ class Sampler {
         return selection_;
       }
     }
+    const int B = opt_.leader == Leader::eb ? E : opt_.leader == Leader::ts ? posterior_argmax() : ucb_argmax();
     // The challenger (hence the costs) is computed only when it is pulled.
     if (opt_.rule == Rule::random) {
-      selection_ = rng_.uniform() <= opt_.beta ? B : challenger();
+      selection_ = rng_.uniform() <= opt_.beta ? B : challenger_of(B, E);
     } else {
       ++L_[B];
       if (static_cast<double>(M_[B]) < opt_.beta * static_cast<double>(L_[B])) {
         ++M_[B];
         selection_ = B;
       } else {
-        selection_ = challenger();
+        selection_ = challenger_of(B, E);
       }
     }
     return selection_;
+  }
+
+  // Gamma(shape) for shape >= 1 by Marsaglia and Tsang (2000): one normal and one uniform per attempt.
+  double gamma(double shape) {
+    const double d = shape - 1.0 / 3.0;
+    const double c = 1.0 / std::sqrt(9.0 * d);
+    for (;;) {
+      double x, v;
+      do {
+        x = rng_.normal();
+        v = 1.0 + c * x;
+      } while (!(v > 0.0));
+      v = v * v * v;
+      const double u = rng_.uniform();
+      const double x2 = x * x;
+      if (u < 1.0 - 0.0331 * (x2 * x2)) return d * v;
+      if (u > 0.0 && std::log(u) < 0.5 * x2 + d * ((1.0 - v) + std::log(v))) return d * v;
+    }
+  }
+
+  // One draw from arm a's posterior: Beta(S_a + 1, N_a - S_a + 1) (uniform prior) for Bernoulli arms,
+  // N(mu_hat_a, sigma^2 / N_a) (flat prior) for Gaussian ones.
+  double posterior_draw(int a) {
+    if constexpr (kind == Arms::bernoulli) {
+      const double x = gamma(static_cast<double>(S_[a]) + 1.0);
+      const double y = gamma(static_cast<double>(N_[a] - S_[a]) + 1.0);
+      return x / (x + y);
+    } else {
+      return own_[a] + (opt_.sigma / std::sqrt(static_cast<double>(N_[a]))) * rng_.normal();
+    }
+  }
+
+  // Arm of the largest posterior draw (arms drawn in index order, lowest index on ties).
+  int posterior_argmax() {
+    int best = 0;
+    double top = posterior_draw(0);
+    for (int a = 1; a < K_; ++a) {
+      const double theta = posterior_draw(a);
+      if (theta > top) {
+        top = theta;
+        best = a;
+      }
+    }
+    return best;
+  }
+
+  // Arm of the largest index mu_hat_a + sqrt(2 alpha sigma^2 log t / N_a) (sigma^2 = 1/4 for
+  // Bernoulli arms, their sub-Gaussian variance), lowest index on ties.
+  int ucb_argmax() const {
+    const double variance = kind == Arms::bernoulli ? 0.25 : opt_.sigma * opt_.sigma;
+    const double scale = 2.0 * opt_.ucb_alpha * variance * std::log(static_cast<double>(t_));
+    int best = 0;
+    double top = -std::numeric_limits<double>::infinity();
+    for (int a = 0; a < K_; ++a) {
+      const double index = mean(a) + std::sqrt(scale / static_cast<double>(N_[a]));
+      if (index > top) {
+        top = index;
+        best = a;
+      }
+    }
+    return best;
+  }
+
+  double mean(int a) const {
+    if constexpr (kind == Arms::bernoulli)
+      return static_cast<double>(S_[a]) / static_cast<double>(N_[a]);
+    else
+      return own_[a];
+  }
+
+  // Challenger of the sampling leader B (E is the empirical leader, whose costs are cached).
+  int challenger_of(int B, int E) {
+    if (opt_.challenger == Challenger::rs) {
+      for (int r = 0; r < kMaxResamples; ++r) {
+        const int c = posterior_argmax();
+        if (c != B) return c;
+      }
+    }
+    if (B == E) return challenger();
+    // argmin_{j != B} W(B, j) (+ log N_j for TCI), W(B, j) = 0 unless mu_hat_B > mu_hat_j.
+    const bool penalise = opt_.challenger == Challenger::tci;
+    double best = std::numeric_limits<double>::infinity();
+    int c = -1;
+    for (int j = 0; j < K_; ++j) {
+      if (j == B) continue;
+      const double w = compare(B, j) > 0 ? pair_cost(B, j) : 0.0;
+      const double p = penalise ? w + log_count_[j] : w;
+      if (p < best || c < 0) {
+        best = p;
+        c = j;
+      }
+    }
+    return c;
   }
 
   SamplerState<Sum> snapshot() const {
