@@ -116,3 +116,53 @@ def test_uniform_sampling_is_round_robin_and_slowest():
         other = tt.run_many(mu, 0.01, 200, sampler=sampler, seed=2)
         gap = uniform.mean_tau - other.mean_tau
         assert gap > 5 * np.hypot(uniform.se_tau, other.se_tau), sampler
+
+
+# ---- Track-and-Stop ------------------------------------------------------------------------------
+
+TAS_CASES = ["bernoulli", "bernoulli-tracking", "gaussian", "gaussian-tracking"]
+
+
+@pytest.mark.parametrize("case", TAS_CASES)
+@pytest.mark.parametrize("sampler", ["TaS-C", "TaS-D"])
+def test_track_and_stop_matches_reference_episode(sampler, case):
+    _check(sampler, case, seeds=[0, 1, 2])
+
+
+@pytest.mark.parametrize("sampler", ["TaS-C", "TaS-D"])
+def test_track_and_stop_weights_every_k_steps(sampler):
+    _check(sampler, "bernoulli", seeds=[3, 4], weights_every=7)
+    a = tt.identify([0.7, 0.5, 0.45, 0.3], 0.1, sampler=sampler, seed=3, weights_every=7)
+    b = tt.identify([0.7, 0.5, 0.45, 0.3], 0.1, sampler=sampler, seed=3)
+    assert (a.tau, a.N.tolist()) != (b.tau, b.N.tolist())
+
+
+@pytest.mark.parametrize("sampler", ["TaS-C", "TaS-D"])
+@pytest.mark.parametrize("arms, mu", [("gaussian", [1.0, 0.6, 0.4, 0.0]), ("bernoulli", [0.7, 0.5, 0.45, 0.3])])
+def test_track_and_stop_proportions_converge_to_the_optimal_weights(sampler, arms, mu):
+    # A threshold that never fires: the episode runs to max_steps and N / t tracks w*(mu).
+    steps = 40_000
+    ep = tt.identify(mu, 0.1, sampler=sampler, arms=arms, threshold=np.full(steps + 1, np.inf), seed=5,
+                     weights_every=20)
+    assert ep.hit_max_steps and ep.tau == steps
+    w = tt.characteristic_time(mu, arms=arms).weights
+    np.testing.assert_allclose(ep.N / steps, w, atol=0.03)
+    # and the empirical means are close enough that the allocation is not uniform
+    assert np.abs(ep.N / steps - 1 / len(mu)).max() > 0.1
+
+
+def test_track_and_stop_incremental_and_pickled():
+    mu = [0.7, 0.5, 0.45, 0.3]
+    for sampler in ("TaS-C", "TaS-D"):
+        ep = tt.identify(mu, 0.1, seed=6, record=True, sampler=sampler, weights_every=3)
+        s = tt.TopTwo(4, delta=0.1, seed=6, sampler=sampler, weights_every=3)
+        half = ep.tau // 2
+        for arm, reward in zip(ep.arms[:half], ep.rewards[:half]):
+            assert s.select() == arm
+            s.update(arm, reward)
+        s = pickle.loads(pickle.dumps(s))
+        for arm, reward in zip(ep.arms[half:], ep.rewards[half:]):
+            assert not s.should_stop()
+            assert s.select() == arm
+            s.update(arm, reward)
+        assert s.should_stop()

@@ -55,7 +55,7 @@ def cost(B, j, N, S, arms, sigma):
 
 
 SAMPLERS = {"EB-TCI": ("EB", "TCI"), "EB-TC": ("EB", "TC"), "TTTS": ("TS", "RS"), "T3C": ("TS", "TC"),
-            "TTUCB": ("UCB", "TC"), "uniform": None}
+            "TTUCB": ("UCB", "TC"), "uniform": None, "TaS-C": "C", "TaS-D": "D"}
 MAX_RESAMPLES = 10000
 
 
@@ -99,12 +99,54 @@ def ucb_argmax(N, S, t, arms, sigma, alpha):
     return max(range(len(N)), key=lambda a: (index[a], -a))
 
 
+def optimal_weights(N, S, arms, sigma):
+    """w*(mu_hat) from the library's characteristic-time solver (tested on its own against brute
+    force), uniform while the empirical best is not unique or the solver fails."""
+    from paperkernels.toptwo import characteristic_time
+
+    K = len(N)
+    m = [S[a] / N[a] for a in range(K)]
+    if m.count(max(m)) == 1:
+        try:
+            w = characteristic_time(m, arms=arms, sigma=sigma).weights.tolist()
+            if all(0.0 <= x <= 1.0 for x in w):
+                return w
+        except ValueError:
+            pass
+    return [1.0 / K] * K
+
+
+def track(state, N, S, t, arms, sigma, tracking, weights_every):
+    """One Track-and-Stop decision (Garivier and Kaufmann 2016); state holds w, cum, left."""
+    K = len(N)
+    if state["left"] == 0:
+        state["w"] = optimal_weights(N, S, arms, sigma)
+        state["left"] = weights_every
+    state["left"] -= 1
+    w, tt = state["w"], float(t)
+    if tracking == "D":
+        floor = math.sqrt(tt) - 0.5 * K
+        starved = [a for a in range(K) if N[a] < floor]
+        if starved:
+            return min(starved, key=lambda a: (N[a], a))
+        v = [tt * w[a] - N[a] for a in range(K)]
+    else:
+        k = float(K)
+        eps = 0.5 / math.sqrt(k * k + tt)
+        keep = 1.0 - k * eps
+        for a in range(K):
+            state["cum"][a] += keep * w[a] + eps
+        v = [state["cum"][a] - N[a] for a in range(K)]
+    return max(range(K), key=lambda a: (v[a], -a))
+
+
 def episode(mu, delta=0.01, *, beta=0.5, challenger=None, rule="random", arms="bernoulli", sigma=1.0,
             threshold="gk16", threshold_values=None, tie_break="random", forced_exploration=False,
-            min_pulls=1, max_steps=10**8, seed=0, run=0, sampler="EB-TCI", ucb_alpha=1.0):
+            min_pulls=1, max_steps=10**8, seed=0, run=0, sampler="EB-TCI", ucb_alpha=1.0, weights_every=1):
     """One episode; returns (recommendation, tau, N, S, hit_max_steps, pulled_arms)."""
     family = SAMPLERS[sampler]
-    leader_kind, own = family if family is not None else ("EB", "TCI")
+    leader_kind, own = family if isinstance(family, tuple) else ("EB", "TCI")
+    tas = dict(w=None, cum=[0.0] * len(mu), left=0)
     challenger = own if challenger is None else challenger
     K = len(mu)
     rewards = Xoshiro256(seed, 2 * run)
@@ -141,6 +183,8 @@ def episode(mu, delta=0.01, *, beta=0.5, challenger=None, rule="random", arms="b
 
             if family is None:
                 arm = least
+            elif family in ("C", "D"):
+                arm = track(tas, N, S, t, arms, sigma, family, weights_every)
             elif forced_exploration and N[least] < math.sqrt(t / K):
                 arm = least
             else:

@@ -38,8 +38,18 @@ struct Config {
   Config(int K, double beta, const std::string& challenger, const std::string& rule, const std::string& tie_break,
          bool forced_exploration, std::int64_t min_pulls, const std::string& arms_, double sigma,
          const std::string& threshold, double delta, const py::object& values, const std::string& leader = "EB",
-         bool uniform = false, double ucb_alpha = 1.0) {
+         bool uniform = false, double ucb_alpha = 1.0, const std::string& tracking = "none",
+         std::int64_t weights_every = 1) {
     arms = parse_arms(arms_);
+    if (tracking == "none")
+      options.tracking = Tracking::none;
+    else if (tracking == "C")
+      options.tracking = Tracking::c;
+    else if (tracking == "D")
+      options.tracking = Tracking::d;
+    else
+      throw invalid_argument("tracking: expected 'none', 'C' or 'D', got '" + tracking + "'");
+    options.weights_every = weights_every;
     if (leader == "EB")
       options.leader = Leader::eb;
     else if (leader == "TS")
@@ -325,12 +335,17 @@ class IncrementalSampler {
       std::copy(st.M.begin(), st.M.end(), M.mutable_data());
       std::copy(st.S.begin(), st.S.end(), S.mutable_data());
       py::tuple rng = py::make_tuple(st.rng[0], st.rng[1], st.rng[2], st.rng[3]);
-      return py::make_tuple(st.t, N, S, L, M, rng, st.leader, st.selection);
+      carray<double> weights(static_cast<py::ssize_t>(st.weights.size()));
+      carray<double> cumulative(static_cast<py::ssize_t>(st.cumulative.size()));
+      std::copy(st.weights.begin(), st.weights.end(), weights.mutable_data());
+      std::copy(st.cumulative.begin(), st.cumulative.end(), cumulative.mutable_data());
+      return py::make_tuple(st.t, N, S, L, M, rng, st.leader, st.selection, weights, cumulative, st.weights_left);
     });
   }
 
   void set_state(std::int64_t t, const carray<std::int64_t>& N, const carray<double>& S, const carray<std::int64_t>& L,
-                 const carray<std::int64_t>& M, const py::tuple& rng_words, int leader, int selection) {
+                 const carray<std::int64_t>& M, const py::tuple& rng_words, int leader, int selection,
+                 const carray<double>& weights, const carray<double>& cumulative, std::int64_t weights_left) {
     require(rng_words.size() == 4, "state: expected four generator words");
     std::uint64_t rng[4];
     for (int w = 0; w < 4; ++w) rng[w] = rng_words[w].cast<std::uint64_t>();
@@ -352,6 +367,9 @@ class IncrementalSampler {
       for (int w = 0; w < 4; ++w) st.rng[w] = rng[w];
       st.leader = leader;
       st.selection = selection;
+      st.weights.assign(weights.data(), weights.data() + weights.size());
+      st.cumulative.assign(cumulative.data(), cumulative.data() + cumulative.size());
+      st.weights_left = weights_left;
       s.restore(st);
     });
   }
@@ -470,11 +488,12 @@ void bind_toptwo(py::module_& m) {
   py::class_<Config>(m, "toptwo_Config", "Sampler options, validated (private).")
       .def(py::init<int, double, const std::string&, const std::string&, const std::string&, bool, std::int64_t,
                     const std::string&, double, const std::string&, double, const py::object&, const std::string&, bool,
-                    double>(),
+                    double, const std::string&, std::int64_t>(),
            py::arg("K"), py::arg("beta"), py::arg("challenger"), py::arg("rule"), py::arg("tie_break"),
            py::arg("forced_exploration"), py::arg("min_pulls"), py::arg("arms"), py::arg("sigma"),
            py::arg("threshold"), py::arg("delta"), py::arg("threshold_values") = py::none(),
-           py::arg("leader") = "EB", py::arg("uniform") = false, py::arg("ucb_alpha") = 1.0);
+           py::arg("leader") = "EB", py::arg("uniform") = false, py::arg("ucb_alpha") = 1.0,
+           py::arg("tracking") = "none", py::arg("weights_every") = 1);
 
   m.def(
       "toptwo_identify",
@@ -518,7 +537,8 @@ void bind_toptwo(py::module_& m) {
       .def("update_many", &IncrementalSampler::update_many, py::arg("arms"), py::arg("rewards"))
       .def("get_state", &IncrementalSampler::get_state)
       .def("set_state", &IncrementalSampler::set_state, py::arg("t"), py::arg("N"), py::arg("S"), py::arg("L"),
-           py::arg("M"), py::arg("rng"), py::arg("leader"), py::arg("selection"))
+           py::arg("M"), py::arg("rng"), py::arg("leader"), py::arg("selection"), py::arg("weights"),
+           py::arg("cumulative"), py::arg("weights_left"))
       .def("set_threshold_values", &IncrementalSampler::set_threshold_values, py::arg("values"))
       .def("state", &IncrementalSampler::state);
 

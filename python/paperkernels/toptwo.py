@@ -35,6 +35,14 @@ stopping rule (step 3, with the empirical leader) and recommendation; only the a
   default), TC challenger.
 - ``"uniform"``: round robin (the least-pulled arm, lowest index on ties): the baseline of every
   comparison figure.
+- ``"TaS-D"``, ``"TaS-C"``: Track-and-Stop (Garivier and Kaufmann 2016) with D- or C-tracking of the
+  optimal weights ``w*(mu_hat)`` (those of :func:`characteristic_time` with ``beta=None``; uniform
+  weights while the empirical best is not unique or the solver cannot place it), recomputed every
+  ``weights_every`` steps. D-tracking: pull the least-pulled arm of ``{a : N_a < sqrt(t) - K/2}`` if
+  any, else ``argmax_a t w_a - N_a``. C-tracking: add ``(1 - K eps) w + eps`` with
+  ``eps = 1 / (2 sqrt(K^2 + t))`` (the uniform mixture, our choice of the paper's projection onto
+  ``{w_a >= eps}``) to running sums from the end of the initial round robin and pull
+  ``argmax_a sum_a - N_a``. Ties go to the lowest index; ``forced_exploration`` does not apply.
 
 A challenger ``W(B, j)`` for a leader ``B`` that is not the empirical best is 0 unless
 ``mu_hat_B > mu_hat_j`` (so the lowest-indexed arm with a larger empirical mean wins). Posteriors:
@@ -94,14 +102,17 @@ __all__ = [
 ]
 
 CHALLENGERS = ("TCI", "TC", "RS")
-#: Named sampling rules: (leader, challenger) of the top-two family, or None for uniform sampling.
-SAMPLERS: Dict[str, Optional[Tuple[str, str]]] = {
+#: Named sampling rules: (leader, challenger) of the top-two family, "uniform", or the tracking rule
+#: of Track-and-Stop ("C" or "D").
+SAMPLERS: Dict[str, Any] = {
     "EB-TCI": ("EB", "TCI"),
     "EB-TC": ("EB", "TC"),
     "TTTS": ("TS", "RS"),
     "T3C": ("TS", "TC"),
     "TTUCB": ("UCB", "TC"),
-    "uniform": None,
+    "uniform": "uniform",
+    "TaS-C": "C",
+    "TaS-D": "D",
 }
 RULES = ("random", "tracking")
 ARMS = ("bernoulli", "gaussian")
@@ -280,17 +291,19 @@ def _check_bool(value: Any, name: str) -> bool:
 
 def _check_options(beta: Any, challenger: Any, rule: Any, arms: Any, sigma: Any, delta: Any,
                    tie_break: Any, forced_exploration: Any, min_pulls: Any, sampler: Any = "EB-TCI",
-                   ucb_alpha: Any = 1.0) -> Dict[str, Any]:
+                   ucb_alpha: Any = 1.0, weights_every: Any = 1) -> Dict[str, Any]:
     _check_bool(forced_exploration, "forced_exploration")
     sampler = as_choice(sampler, "sampler", tuple(SAMPLERS))
     family = SAMPLERS[sampler]
-    leader, own_challenger = family if family is not None else ("EB", "TCI")
+    leader, own_challenger = family if isinstance(family, tuple) else ("EB", "TCI")
     if challenger is None:
         challenger = own_challenger
     return dict(
         sampler=sampler,
         leader=leader,
-        uniform=family is None,
+        uniform=family == "uniform",
+        tracking=family if family in ("C", "D") else "none",
+        weights_every=as_int(weights_every, "weights_every", low=1, high=MAX_STEPS_LIMIT),
         ucb_alpha=as_float(ucb_alpha, "ucb_alpha", low=0.0, low_open=True),
         beta=as_float(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True),
         challenger=as_choice(challenger, "challenger", CHALLENGERS),
@@ -361,7 +374,7 @@ def _config(K: int, opts: Dict[str, Any], kind: str, values: Optional[np.ndarray
     return _core.toptwo_Config(
         K, opts["beta"], opts["challenger"], opts["rule"], opts["tie_break"], opts["forced_exploration"],
         opts["min_pulls"], opts["arms"], opts["sigma"], kind, opts["delta"], values, opts["leader"], opts["uniform"],
-        opts["ucb_alpha"],
+        opts["ucb_alpha"], opts["tracking"], opts["weights_every"],
     )
 
 
@@ -393,6 +406,7 @@ def identify(
     forced_exploration: bool = False,
     min_pulls: int = 1,
     ucb_alpha: float = 1.0,
+    weights_every: int = 1,
     max_steps: Optional[int] = None,
     record: bool = False,
     seed: SeedLike = None,
@@ -405,7 +419,7 @@ def identify(
         Arm means (in [0, 1] for Bernoulli arms), K >= 2, with a unique largest entry.
     delta : float
         Confidence parameter in (0, 1).
-    sampler : {"EB-TCI", "EB-TC", "TTTS", "T3C", "TTUCB", "uniform"}
+    sampler : {"EB-TCI", "EB-TC", "TTTS", "T3C", "TTUCB", "uniform", "TaS-C", "TaS-D"}
         Sampling rule (see "Sampling rules" in the module docstring); every rule stops with the same
         GLR rule and recommends the empirical best arm.
     beta : float
@@ -432,6 +446,9 @@ def identify(
         Pulls of every arm in the initial round robin.
     ucb_alpha : float
         TTUCB only: the UCB index is ``mu_hat_a + sqrt(2 ucb_alpha sigma^2 log t / N_a)``.
+    weights_every : int
+        Track-and-Stop only: the optimal weights ``w*(mu_hat)`` are recomputed every ``weights_every``
+        steps (1, the paper's rule, by default; each recomputation solves a characteristic time).
     max_steps : int, optional
         Cap on the number of pulls (default ``DEFAULT_MAX_STEPS`` = 10**8 for the named thresholds).
         The stopping rule is also checked at ``t = max_steps``; if it does not fire the episode is
@@ -448,7 +465,7 @@ def identify(
     config, values, _, max_steps = _simulation_setup(
         mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
         tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls, sampler=sampler,
-        ucb_alpha=ucb_alpha,
+        ucb_alpha=ucb_alpha, weights_every=weights_every,
     )
     if _check_bool(record, "record"):
         check_result_bytes(
@@ -476,6 +493,7 @@ def run_many(
     forced_exploration: bool = False,
     min_pulls: int = 1,
     ucb_alpha: float = 1.0,
+    weights_every: int = 1,
     max_steps: Optional[int] = None,
     seed: SeedLike = None,
     n_threads: Optional[int] = None,
@@ -506,7 +524,7 @@ def run_many(
     config, values, best, max_steps = _simulation_setup(
         mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
         tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls, sampler=sampler,
-        ucb_alpha=ucb_alpha,
+        ucb_alpha=ucb_alpha, weights_every=weights_every,
     )
     n_runs = as_int(n_runs, "n_runs", low=1, high=2**62)
     # tau, recommendation, hit flag, N and S rows of K arms
@@ -576,11 +594,12 @@ class TopTwo:
         min_pulls: int = 1,
         sampler: str = "EB-TCI",
         ucb_alpha: float = 1.0,
+        weights_every: int = 1,
     ) -> None:
         K = as_int(K, "K", low=2, high=MAX_ARMS)
         check_result_bytes(K * _STATE_BYTES_PER_ARM, "K", f"the state of a sampler of {K} arms", "use fewer arms")
         opts = _check_options(beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls,
-                              sampler, ucb_alpha)
+                              sampler, ucb_alpha, weights_every)
         self._K = K
         self._options = opts
         self._threshold_fn: Optional[Callable[..., Any]] = None
@@ -600,13 +619,14 @@ class TopTwo:
     # restored or copied sampler continues bit-identically and independently of the original.
 
     def __getstate__(self) -> Dict[str, Any]:
-        t, N, S, L, M, rng, leader, selection = self._core.get_state()
+        t, N, S, L, M, rng, leader, selection, weights, cumulative, weights_left = self._core.get_state()
         return dict(
             K=self._K, options=dict(self._options), threshold_kind=self._threshold_kind,
             threshold_values=None if self._threshold_values is None else np.array(self._threshold_values),
             threshold_fn=self._threshold_fn,
             core=dict(t=int(t), N=N, S=np.asarray(S, dtype=np.float64), L=L, M=M, rng=[int(w) for w in rng],
-                      leader=int(leader), selection=int(selection)),
+                      leader=int(leader), selection=int(selection), weights=weights, cumulative=cumulative,
+                      weights_left=int(weights_left)),
         )
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
@@ -615,7 +635,7 @@ class TopTwo:
             o = state["options"]
             opts = _check_options(o["beta"], o["challenger"], o["rule"], o["arms"], o["sigma"], o["delta"],
                                   o["tie_break"], o["forced_exploration"], o["min_pulls"], o.get("sampler", "EB-TCI"),
-                                  o.get("ucb_alpha", 1.0))
+                                  o.get("ucb_alpha", 1.0), o.get("weights_every", 1))
             kind = state["threshold_kind"]
             values = state["threshold_values"]
             fn = state["threshold_fn"]
@@ -638,6 +658,8 @@ class TopTwo:
             as_array(c["S"], "state S", shape=(K,)), as_array(c["L"], "state L", dtype=np.int64, shape=(K,)),
             as_array(c["M"], "state M", dtype=np.int64, shape=(K,)), tuple(int(w) for w in c["rng"]),
             int(c["leader"]), int(c["selection"]),
+            as_array(c.get("weights", []), "state weights", allow_empty=True),
+            as_array(c.get("cumulative", []), "state cumulative", allow_empty=True), int(c.get("weights_left", 0)),
         )
         self._core = core
 

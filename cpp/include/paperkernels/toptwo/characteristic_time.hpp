@@ -21,7 +21,7 @@
 
 #include "paperkernels/common/errors.hpp"
 #include "paperkernels/common/parallel.hpp"
-#include "paperkernels/toptwo/sampler.hpp"
+#include "paperkernels/toptwo/arms.hpp"
 
 namespace paperkernels::toptwo {
 

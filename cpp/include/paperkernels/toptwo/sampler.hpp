@@ -22,14 +22,16 @@
 
 #include "paperkernels/common/errors.hpp"
 #include "paperkernels/common/random.hpp"
+#include "paperkernels/toptwo/arms.hpp"
+#include "paperkernels/toptwo/characteristic_time.hpp"
 #include "paperkernels/toptwo/tables.hpp"
 #include "paperkernels/toptwo/thresholds.hpp"
 
 namespace paperkernels::toptwo {
 
-enum class Arms { bernoulli, gaussian };
 enum class Challenger { tci, tc, rs };  // rs: TTTS re-sampling (Russo 2016)
 enum class Leader { eb, ts, ucb };       // empirical best, Thompson sample, UCB index
+enum class Tracking { none, c, d };      // Track-and-Stop's C- or D-tracking
 enum class Rule { random, tracking };
 enum class TieBreak { random, first };
 
@@ -46,6 +48,8 @@ struct Options {
   Leader leader = Leader::eb;
   bool uniform = false;    // round-robin sampling (least-pulled arm) instead of top-two steps
   double ucb_alpha = 1.0;  // UCB leader: index mu_hat_a + sqrt(2 alpha sigma^2 log t / N_a)
+  Tracking tracking = Tracking::none;  // Track-and-Stop (Garivier and Kaufmann 2016)
+  std::int64_t weights_every = 1;      // Track-and-Stop: steps between recomputations of w*(mu_hat)
 };
 
 // TTTS re-samples the posterior at most this many times for a challenger; then it takes the TC one.
@@ -57,6 +61,8 @@ inline const Options& check_options(const Options& o) {
     throw invalid_argument("beta: expected a number in (0, 1), got " + std::to_string(o.beta));
   if (!(o.ucb_alpha > 0.0 && o.ucb_alpha < std::numeric_limits<double>::infinity()))
     throw invalid_argument("ucb_alpha: expected a finite positive number, got " + std::to_string(o.ucb_alpha));
+  if (o.weights_every < 1)
+    throw invalid_argument("weights_every: expected a positive integer, got " + std::to_string(o.weights_every));
   if (o.min_pulls < 1)
     throw invalid_argument("min_pulls: expected a positive integer, got " + std::to_string(o.min_pulls));
   if (!(o.sigma > 0.0 && o.sigma < std::numeric_limits<double>::infinity()))
@@ -83,6 +89,8 @@ struct SamplerState {
   std::uint64_t rng[4] = {0, 0, 0, 0};
   int leader = -1;
   int selection = -1;
+  std::vector<double> weights, cumulative;  // Track-and-Stop
+  std::int64_t weights_left = 0;
 };
 
 template <Arms kind>
@@ -106,6 +114,8 @@ class Sampler {
         M_(K_, 0),
         w_(K_, 0.0),
         penalised_(K_, 0.0),
+        tas_weights_(opt_.tracking == Tracking::none ? 0 : K_, 0.0),
+        tas_cumulative_(opt_.tracking == Tracking::none ? 0 : K_, 0.0),
         unpulled_(K_),
         below_min_(K_),
         two_sigma2_(2.0 * options.sigma * options.sigma) {}
@@ -202,6 +212,10 @@ class Sampler {
       selection_ = least_pulled();
       return selection_;
     }
+    if (opt_.tracking != Tracking::none) {
+      selection_ = track();
+      return selection_;
+    }
     const int E = leader();
     if (opt_.forced_exploration) {
       const int a = least_pulled();
@@ -226,6 +240,83 @@ class Sampler {
       }
     }
     return selection_;
+  }
+
+  // Track-and-Stop's sampling rule (Garivier and Kaufmann 2016, Section 3.1).
+  int track() {
+    if (tas_weights_left_ == 0) {
+      optimal_weights();
+      tas_weights_left_ = opt_.weights_every;
+    }
+    --tas_weights_left_;
+    const double tt = static_cast<double>(t_);
+    if (opt_.tracking == Tracking::d) {
+      // Forced exploration: the least-pulled arm of U_t = {a : N_a < sqrt(t) - K/2}, lowest index on ties.
+      const double floor = std::sqrt(tt) - 0.5 * static_cast<double>(K_);
+      int a = -1;
+      for (int j = 0; j < K_; ++j)
+        if (static_cast<double>(N_[j]) < floor && (a < 0 || N_[j] < N_[a])) a = j;
+      if (a >= 0) return a;
+      // D-tracking: argmax_a t w_a - N_a.
+      int best = 0;
+      double top = -std::numeric_limits<double>::infinity();
+      for (int j = 0; j < K_; ++j) {
+        const double v = tt * tas_weights_[j] - static_cast<double>(N_[j]);
+        if (v > top) {
+          top = v;
+          best = j;
+        }
+      }
+      return best;
+    }
+    // C-tracking: add w^eps = (1 - K eps) w + eps, eps = 1 / (2 sqrt(K^2 + t)), to the running sums
+    // and pull argmax_a sum_a - N_a.
+    const double k = static_cast<double>(K_);
+    const double eps = 0.5 / std::sqrt(k * k + tt);
+    const double keep = 1.0 - k * eps;
+    int best = 0;
+    double top = -std::numeric_limits<double>::infinity();
+    for (int j = 0; j < K_; ++j) {
+      tas_cumulative_[j] += keep * tas_weights_[j] + eps;
+      const double v = tas_cumulative_[j] - static_cast<double>(N_[j]);
+      if (v > top) {
+        top = v;
+        best = j;
+      }
+    }
+    return best;
+  }
+
+  // w*(mu_hat) by the characteristic-time solver; uniform weights while the empirical best is not
+  // unique or the solver cannot place it (e.g. every mean at 0 or 1).
+  void optimal_weights() {
+    std::vector<double> m(static_cast<std::size_t>(K_));
+    int best = 0, ties = 1;
+    for (int a = 0; a < K_; ++a) {
+      m[a] = mean(a);
+      if (a > 0) {
+        if (m[a] > m[best]) {
+          best = a;
+          ties = 1;
+        } else if (m[a] == m[best]) {
+          ++ties;
+        }
+      }
+    }
+    if (ties == 1) {
+      try {
+        CharacteristicSolver solver(m, kind, opt_.sigma);
+        const CharacteristicTime r = solver.optimal();
+        bool ok = r.weights.size() == m.size();
+        for (double w : r.weights) ok = ok && w >= 0.0 && w <= 1.0;
+        if (ok) {
+          tas_weights_ = r.weights;
+          return;
+        }
+      } catch (const std::exception&) {
+      }
+    }
+    std::fill(tas_weights_.begin(), tas_weights_.end(), 1.0 / static_cast<double>(K_));
   }
 
   // Gamma(shape) for shape >= 1 by Marsaglia and Tsang (2000): one normal and one uniform per attempt.
@@ -333,6 +424,9 @@ class Sampler {
     std::memcpy(out.rng, &rng_, sizeof(out.rng));
     out.leader = leader_;
     out.selection = selection_;
+    out.weights = tas_weights_;
+    out.cumulative = tas_cumulative_;
+    out.weights_left = tas_weights_left_;
     return out;
   }
 
@@ -358,6 +452,16 @@ class Sampler {
     if ((st.rng[0] | st.rng[1] | st.rng[2] | st.rng[3]) == 0) throw invalid_argument("state: invalid generator state");
     if (st.leader < -1 || st.leader >= K_ || st.selection < -1 || st.selection >= K_)
       throw invalid_argument("state: cached decisions out of range");
+    if (st.weights.size() != tas_weights_.size() || st.cumulative.size() != tas_cumulative_.size() ||
+        st.weights_left < 0 || st.weights_left > opt_.weights_every)
+      throw invalid_argument("state: inconsistent tracking state");
+    for (double w : st.weights)
+      if (!(w >= 0.0 && w <= 1.0)) throw invalid_argument("state: inconsistent tracking weights");
+    for (double c : st.cumulative)
+      if (!std::isfinite(c)) throw invalid_argument("state: inconsistent tracking sums");
+    tas_weights_ = st.weights;
+    tas_cumulative_ = st.cumulative;
+    tas_weights_left_ = st.weights_left;
     t_ = st.t;
     N_ = st.N;
     S_ = st.S;
@@ -701,6 +805,9 @@ class Sampler {
   std::vector<std::int64_t> M_;    // tracking: pulls decided while leader
   std::vector<double> w_;          // W(w_leader_, j) (+inf at j = w_leader_), up to date unless dirty_
   std::vector<double> penalised_;  // W + log N_j (TCI) or W (TC)
+  std::vector<double> tas_weights_;     // Track-and-Stop: w*(mu_hat) of the last recomputation
+  std::vector<double> tas_cumulative_;  // C-tracking: sum of the projected weights so far
+  std::int64_t tas_weights_left_ = 0;   // selections before the next recomputation
   std::int64_t t_ = 0;
   int unpulled_;
   int below_min_;
