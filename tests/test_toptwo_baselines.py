@@ -166,3 +166,47 @@ def test_track_and_stop_incremental_and_pickled():
             assert s.select() == arm
             s.update(arm, reward)
         assert s.should_stop()
+
+
+# ---- LUCB1 and lil'UCB, with their own stopping rules ---------------------------------------------
+
+RACING_CASES = ["bernoulli", "bernoulli-close", "gaussian", "bernoulli-forced"]
+
+
+@pytest.mark.parametrize("case", RACING_CASES)
+@pytest.mark.parametrize("sampler", ["LUCB1", "lilUCB"])
+def test_racing_samplers_match_reference_episode(sampler, case):
+    _check(sampler, case, seeds=[0, 1, 2, 2**64 - 1])
+
+
+def test_lil_ucb_constants_and_lucb_rounds():
+    _check("lilUCB", "bernoulli", seeds=[5], lil_epsilon=0.0, lil_beta=0.5, lil_lambda=1 + 10 / 4)
+    ep = tt.identify([0.7, 0.5, 0.45, 0.3], 0.1, sampler="LUCB1", seed=1, record=True)
+    # after the initial round robin, rounds of two pulls: the leader then another arm
+    rounds = ep.arms[4:].reshape(-1, 2) if (ep.tau - 4) % 2 == 0 else ep.arms[4:-1].reshape(-1, 2)
+    assert np.all(rounds[:, 0] != rounds[:, 1])
+    assert (ep.tau - 4) % 2 == 0  # LUCB1 stops at the start of a round
+
+
+def test_lil_ucb_recommends_the_most_pulled_arm():
+    ep = tt.identify([0.7, 0.5, 0.45, 0.3], 0.1, sampler="lilUCB", seed=2)
+    i = int(np.argmax(ep.N))
+    assert ep.recommendation == i and ep.N[i] >= 1 + 9.0 * (ep.tau - ep.N[i])
+
+
+@pytest.mark.parametrize("sampler", ["LUCB1", "lilUCB"])
+def test_racing_incremental_and_pickled(sampler):
+    mu = [0.7, 0.5, 0.45, 0.3]
+    ep = tt.identify(mu, 0.1, seed=6, record=True, sampler=sampler)
+    s = tt.TopTwo(4, delta=0.1, seed=6, sampler=sampler)
+    half = ep.tau // 2 + 1  # mid-round for LUCB1
+    for arm, reward in zip(ep.arms[:half], ep.rewards[:half]):
+        assert not s.should_stop()
+        assert s.select() == arm
+        s.update(arm, reward)
+    s = pickle.loads(pickle.dumps(s))
+    for arm, reward in zip(ep.arms[half:], ep.rewards[half:]):
+        assert not s.should_stop()
+        assert s.select() == arm
+        s.update(arm, reward)
+    assert s.should_stop() and s.recommendation == ep.recommendation

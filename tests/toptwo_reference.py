@@ -55,7 +55,8 @@ def cost(B, j, N, S, arms, sigma):
 
 
 SAMPLERS = {"EB-TCI": ("EB", "TCI"), "EB-TC": ("EB", "TC"), "TTTS": ("TS", "RS"), "T3C": ("TS", "TC"),
-            "TTUCB": ("UCB", "TC"), "uniform": None, "TaS-C": "C", "TaS-D": "D"}
+            "TTUCB": ("UCB", "TC"), "uniform": None, "TaS-C": "C", "TaS-D": "D",
+            "LUCB1": "LUCB1", "lilUCB": "lilUCB"}
 MAX_RESAMPLES = 10000
 
 
@@ -140,13 +141,43 @@ def track(state, N, S, t, arms, sigma, tracking, weights_every):
     return max(range(K), key=lambda a: (v[a], -a))
 
 
+def variance(arms, sigma):
+    return 0.25 if arms == "bernoulli" else sigma * sigma
+
+
+def lucb_width(n, r, K, delta, var):
+    rr = float(r)
+    log_term = math.log((((1.25 * K) * (rr * rr)) * (rr * rr)) / delta)
+    return math.sqrt(((2.0 * var) * log_term) / n)
+
+
+def lucb_challenger(h, r, N, S, delta, var):
+    K = len(N)
+    ucb = {j: S[j] / N[j] + lucb_width(N[j], r, K, delta, var) for j in range(K) if j != h}
+    return max(ucb, key=lambda j: (ucb[j], -j))
+
+
+def lil_argmax(N, S, delta, var, eps, beta):
+    factor = (1.0 + beta) * (1.0 + math.sqrt(eps))
+    scale = (2.0 * var) * (1.0 + eps)
+    index = []
+    for a in range(len(N)):
+        n = float(N[a])
+        inner = max(math.log((1.0 + eps) * n), 1.0)
+        index.append(S[a] / N[a] + factor * math.sqrt((scale * math.log(inner / delta)) / n))
+    return max(range(len(N)), key=lambda a: (index[a], -a))
+
+
 def episode(mu, delta=0.01, *, beta=0.5, challenger=None, rule="random", arms="bernoulli", sigma=1.0,
             threshold="gk16", threshold_values=None, tie_break="random", forced_exploration=False,
-            min_pulls=1, max_steps=10**8, seed=0, run=0, sampler="EB-TCI", ucb_alpha=1.0, weights_every=1):
+            min_pulls=1, max_steps=10**8, seed=0, run=0, sampler="EB-TCI", ucb_alpha=1.0, weights_every=1,
+            lil_epsilon=0.01, lil_beta=1.0, lil_lambda=9.0):
     """One episode; returns (recommendation, tau, N, S, hit_max_steps, pulled_arms)."""
     family = SAMPLERS[sampler]
     leader_kind, own = family if isinstance(family, tuple) else ("EB", "TCI")
     tas = dict(w=None, cum=[0.0] * len(mu), left=0)
+    lucb = dict(pending=None, in_round=False, rounds=0)
+    var = variance(arms, sigma)
     challenger = own if challenger is None else challenger
     K = len(mu)
     rewards = Xoshiro256(seed, 2 * run)
@@ -159,7 +190,31 @@ def episode(mu, delta=0.01, *, beta=0.5, challenger=None, rule="random", arms="b
     t = 0
     pulled = []
     while True:
-        if min(N) >= min_pulls:
+        if min(N) >= min_pulls and family == "lilUCB":
+            most = max(range(K), key=lambda a: (N[a], -a))
+            if N[most] >= 1.0 + lil_lambda * float(t - N[most]):
+                return most, t, N, S, False, pulled
+            if t >= max_steps:
+                return most, t, N, S, True, pulled
+            arm = lil_argmax(N, S, delta, var, lil_epsilon, lil_beta)
+        elif min(N) >= min_pulls and family == "LUCB1":
+            best = maximisers(N, S, arms)
+            B = best[decisions.below(len(best))] if len(best) > 1 and tie_break == "random" else best[0]
+            if not lucb["in_round"]:
+                r = lucb["rounds"] + 1
+                l = lucb_challenger(B, r, N, S, delta, var)
+                if S[B] / N[B] - lucb_width(N[B], r, K, delta, var) > S[l] / N[l] + lucb_width(N[l], r, K, delta, var):
+                    return B, t, N, S, False, pulled
+            if t >= max_steps:
+                return B, t, N, S, True, pulled
+            if lucb["pending"] is not None:
+                arm, lucb["pending"] = lucb["pending"], None
+            else:
+                lucb["rounds"] += 1
+                lucb["in_round"] = True
+                lucb["pending"] = lucb_challenger(B, lucb["rounds"], N, S, delta, var)
+                arm = B
+        elif min(N) >= min_pulls:
             best = maximisers(N, S, arms)
             B = best[decisions.below(len(best))] if len(best) > 1 and tie_break == "random" else best[0]
             W = [cost(B, j, N, S, arms, sigma) for j in range(K)]
@@ -213,3 +268,5 @@ def episode(mu, delta=0.01, *, beta=0.5, challenger=None, rule="random", arms="b
         N[arm] += 1
         S[arm] += x
         t += 1
+        if lucb["in_round"] and lucb["pending"] is None:
+            lucb["in_round"] = False

@@ -39,8 +39,21 @@ struct Config {
          bool forced_exploration, std::int64_t min_pulls, const std::string& arms_, double sigma,
          const std::string& threshold, double delta, const py::object& values, const std::string& leader = "EB",
          bool uniform = false, double ucb_alpha = 1.0, const std::string& tracking = "none",
-         std::int64_t weights_every = 1) {
+         std::int64_t weights_every = 1, const std::string& racing = "none", double lil_epsilon = 0.01,
+         double lil_beta = 1.0, double lil_lambda = 9.0) {
     arms = parse_arms(arms_);
+    if (racing == "none")
+      options.racing = Racing::none;
+    else if (racing == "LUCB1")
+      options.racing = Racing::lucb1;
+    else if (racing == "lilUCB")
+      options.racing = Racing::lil_ucb;
+    else
+      throw invalid_argument("racing: expected 'none', 'LUCB1' or 'lilUCB', got '" + racing + "'");
+    options.delta = threshold == "array" && !(delta > 0.0 && delta < 1.0) ? 0.5 : delta;
+    options.lil_epsilon = lil_epsilon;
+    options.lil_beta = lil_beta;
+    options.lil_lambda = lil_lambda;
     if (tracking == "none")
       options.tracking = Tracking::none;
     else if (tracking == "C")
@@ -284,7 +297,7 @@ class IncrementalSampler {
   int recommendation() {
     std::lock_guard<std::mutex> lock(mutex_);
     return visit([](auto& s) -> int {
-      if (s.initialised()) return s.leader();
+      if (s.initialised()) return s.recommend();
       return s.all_pulled() ? s.first_leader() : -1;
     });
   }
@@ -339,13 +352,19 @@ class IncrementalSampler {
       carray<double> cumulative(static_cast<py::ssize_t>(st.cumulative.size()));
       std::copy(st.weights.begin(), st.weights.end(), weights.mutable_data());
       std::copy(st.cumulative.begin(), st.cumulative.end(), cumulative.mutable_data());
-      return py::make_tuple(st.t, N, S, L, M, rng, st.leader, st.selection, weights, cumulative, st.weights_left);
+      return py::make_tuple(st.t, N, S, L, M, rng, st.leader, st.selection, weights, cumulative, st.weights_left,
+                            py::make_tuple(st.pending, st.in_round, st.rounds));
     });
   }
 
   void set_state(std::int64_t t, const carray<std::int64_t>& N, const carray<double>& S, const carray<std::int64_t>& L,
                  const carray<std::int64_t>& M, const py::tuple& rng_words, int leader, int selection,
-                 const carray<double>& weights, const carray<double>& cumulative, std::int64_t weights_left) {
+                 const carray<double>& weights, const carray<double>& cumulative, std::int64_t weights_left,
+                 const py::tuple& round) {
+    require(round.size() == 3, "state: expected the round state (pending, in_round, rounds)");
+    const int pending = round[0].cast<int>();
+    const bool in_round = round[1].cast<bool>();
+    const std::int64_t rounds = round[2].cast<std::int64_t>();
     require(rng_words.size() == 4, "state: expected four generator words");
     std::uint64_t rng[4];
     for (int w = 0; w < 4; ++w) rng[w] = rng_words[w].cast<std::uint64_t>();
@@ -370,6 +389,9 @@ class IncrementalSampler {
       st.weights.assign(weights.data(), weights.data() + weights.size());
       st.cumulative.assign(cumulative.data(), cumulative.data() + cumulative.size());
       st.weights_left = weights_left;
+      st.pending = pending;
+      st.in_round = in_round;
+      st.rounds = rounds;
       s.restore(st);
     });
   }
@@ -488,12 +510,13 @@ void bind_toptwo(py::module_& m) {
   py::class_<Config>(m, "toptwo_Config", "Sampler options, validated (private).")
       .def(py::init<int, double, const std::string&, const std::string&, const std::string&, bool, std::int64_t,
                     const std::string&, double, const std::string&, double, const py::object&, const std::string&, bool,
-                    double, const std::string&, std::int64_t>(),
+                    double, const std::string&, std::int64_t, const std::string&, double, double, double>(),
            py::arg("K"), py::arg("beta"), py::arg("challenger"), py::arg("rule"), py::arg("tie_break"),
            py::arg("forced_exploration"), py::arg("min_pulls"), py::arg("arms"), py::arg("sigma"),
            py::arg("threshold"), py::arg("delta"), py::arg("threshold_values") = py::none(),
            py::arg("leader") = "EB", py::arg("uniform") = false, py::arg("ucb_alpha") = 1.0,
-           py::arg("tracking") = "none", py::arg("weights_every") = 1);
+           py::arg("tracking") = "none", py::arg("weights_every") = 1, py::arg("racing") = "none",
+           py::arg("lil_epsilon") = 0.01, py::arg("lil_beta") = 1.0, py::arg("lil_lambda") = 9.0);
 
   m.def(
       "toptwo_identify",
@@ -538,7 +561,7 @@ void bind_toptwo(py::module_& m) {
       .def("get_state", &IncrementalSampler::get_state)
       .def("set_state", &IncrementalSampler::set_state, py::arg("t"), py::arg("N"), py::arg("S"), py::arg("L"),
            py::arg("M"), py::arg("rng"), py::arg("leader"), py::arg("selection"), py::arg("weights"),
-           py::arg("cumulative"), py::arg("weights_left"))
+           py::arg("cumulative"), py::arg("weights_left"), py::arg("round"))
       .def("set_threshold_values", &IncrementalSampler::set_threshold_values, py::arg("values"))
       .def("state", &IncrementalSampler::state);
 

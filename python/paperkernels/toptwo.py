@@ -43,6 +43,18 @@ stopping rule (step 3, with the empirical leader) and recommendation; only the a
   ``eps = 1 / (2 sqrt(K^2 + t))`` (the uniform mixture, our choice of the paper's projection onto
   ``{w_a >= eps}``) to running sums from the end of the initial round robin and pull
   ``argmax_a sum_a - N_a``. Ties go to the lowest index; ``forced_exploration`` does not apply.
+- ``"LUCB1"`` (Kalyanakrishnan, Tewari, Auer, Stone 2012) with its own stopping rule: rounds of two
+  pulls, the empirical leader ``h`` then ``l = argmax_{j != h} mu_hat_j + b(N_j, r)`` with
+  ``b(u, r) = sqrt(2 var log(5/4 K r^4 / delta) / u)`` at round ``r`` (``var`` = 1/4 for Bernoulli
+  arms, which gives the paper's ``sqrt(log(k1 K r^4 / delta) / (2u))``, ``sigma^2`` for Gaussian
+  arms); it stops at the start of a round when ``mu_hat_h - b(N_h, r) > mu_hat_l + b(N_l, r)`` and
+  recommends ``h``. The ``threshold`` is not used.
+- ``"lilUCB"`` (Jamieson, Malloy, Nowak, Bubeck 2014) with its own stopping rule: pull
+  ``argmax_a mu_hat_a + (1 + b)(1 + sqrt(e)) sqrt(2 var (1 + e) log(max(log((1 + e) N_a), 1) / delta)
+  / N_a)`` (``e = lil_epsilon``, ``b = lil_beta``; the inner logarithm is floored at 1, where it would
+  leave the bonus undefined); stop when the most-pulled arm has ``N_i >= 1 + lil_lambda (t - N_i)``
+  and recommend it. ``delta`` enters the bonus directly (the paper's heuristic use); the constant
+  ``c_eps`` adjustment of its proven version is not applied, so this is not a delta-correctness claim.
 
 A challenger ``W(B, j)`` for a leader ``B`` that is not the empirical best is 0 unless
 ``mu_hat_B > mu_hat_j`` (so the lowest-indexed arm with a larger empirical mean wins). Posteriors:
@@ -113,6 +125,8 @@ SAMPLERS: Dict[str, Any] = {
     "uniform": "uniform",
     "TaS-C": "C",
     "TaS-D": "D",
+    "LUCB1": "LUCB1",
+    "lilUCB": "lilUCB",
 }
 RULES = ("random", "tracking")
 ARMS = ("bernoulli", "gaussian")
@@ -291,7 +305,8 @@ def _check_bool(value: Any, name: str) -> bool:
 
 def _check_options(beta: Any, challenger: Any, rule: Any, arms: Any, sigma: Any, delta: Any,
                    tie_break: Any, forced_exploration: Any, min_pulls: Any, sampler: Any = "EB-TCI",
-                   ucb_alpha: Any = 1.0, weights_every: Any = 1) -> Dict[str, Any]:
+                   ucb_alpha: Any = 1.0, weights_every: Any = 1, lil_epsilon: Any = 0.01, lil_beta: Any = 1.0,
+                   lil_lambda: Any = 9.0) -> Dict[str, Any]:
     _check_bool(forced_exploration, "forced_exploration")
     sampler = as_choice(sampler, "sampler", tuple(SAMPLERS))
     family = SAMPLERS[sampler]
@@ -304,6 +319,10 @@ def _check_options(beta: Any, challenger: Any, rule: Any, arms: Any, sigma: Any,
         uniform=family == "uniform",
         tracking=family if family in ("C", "D") else "none",
         weights_every=as_int(weights_every, "weights_every", low=1, high=MAX_STEPS_LIMIT),
+        racing=family if family in ("LUCB1", "lilUCB") else "none",
+        lil_epsilon=as_float(lil_epsilon, "lil_epsilon", low=0.0, high=1.0),
+        lil_beta=as_float(lil_beta, "lil_beta", low=0.0, high=1e6, low_open=True),
+        lil_lambda=as_float(lil_lambda, "lil_lambda", low=0.0, high=1e12, low_open=True),
         ucb_alpha=as_float(ucb_alpha, "ucb_alpha", low=0.0, low_open=True),
         beta=as_float(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True),
         challenger=as_choice(challenger, "challenger", CHALLENGERS),
@@ -374,7 +393,8 @@ def _config(K: int, opts: Dict[str, Any], kind: str, values: Optional[np.ndarray
     return _core.toptwo_Config(
         K, opts["beta"], opts["challenger"], opts["rule"], opts["tie_break"], opts["forced_exploration"],
         opts["min_pulls"], opts["arms"], opts["sigma"], kind, opts["delta"], values, opts["leader"], opts["uniform"],
-        opts["ucb_alpha"], opts["tracking"], opts["weights_every"],
+        opts["ucb_alpha"], opts["tracking"], opts["weights_every"], opts["racing"], opts["lil_epsilon"],
+        opts["lil_beta"], opts["lil_lambda"],
     )
 
 
@@ -407,6 +427,9 @@ def identify(
     min_pulls: int = 1,
     ucb_alpha: float = 1.0,
     weights_every: int = 1,
+    lil_epsilon: float = 0.01,
+    lil_beta: float = 1.0,
+    lil_lambda: float = 9.0,
     max_steps: Optional[int] = None,
     record: bool = False,
     seed: SeedLike = None,
@@ -419,9 +442,9 @@ def identify(
         Arm means (in [0, 1] for Bernoulli arms), K >= 2, with a unique largest entry.
     delta : float
         Confidence parameter in (0, 1).
-    sampler : {"EB-TCI", "EB-TC", "TTTS", "T3C", "TTUCB", "uniform", "TaS-C", "TaS-D"}
-        Sampling rule (see "Sampling rules" in the module docstring); every rule stops with the same
-        GLR rule and recommends the empirical best arm.
+    sampler : {"EB-TCI", "EB-TC", "TTTS", "T3C", "TTUCB", "uniform", "TaS-C", "TaS-D", "LUCB1", "lilUCB"}
+        Sampling rule (see "Sampling rules" in the module docstring); every rule but LUCB1 and lil'UCB
+        stops with the same GLR rule and recommends the empirical best arm.
     beta : float
         Target fraction of pulls of the leader, in (0, 1).
     challenger : {"TCI", "TC", "RS"}, optional
@@ -449,6 +472,9 @@ def identify(
     weights_every : int
         Track-and-Stop only: the optimal weights ``w*(mu_hat)`` are recomputed every ``weights_every``
         steps (1, the paper's rule, by default; each recomputation solves a characteristic time).
+    lil_epsilon, lil_beta, lil_lambda : float
+        lil'UCB only: its epsilon, beta and stopping lambda (defaults 0.01, 1 and 9 = ((2 + beta) /
+        beta)^2, the paper's choice for its guarantee).
     max_steps : int, optional
         Cap on the number of pulls (default ``DEFAULT_MAX_STEPS`` = 10**8 for the named thresholds).
         The stopping rule is also checked at ``t = max_steps``; if it does not fire the episode is
@@ -465,7 +491,8 @@ def identify(
     config, values, _, max_steps = _simulation_setup(
         mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
         tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls, sampler=sampler,
-        ucb_alpha=ucb_alpha, weights_every=weights_every,
+        ucb_alpha=ucb_alpha, weights_every=weights_every, lil_epsilon=lil_epsilon, lil_beta=lil_beta,
+        lil_lambda=lil_lambda,
     )
     if _check_bool(record, "record"):
         check_result_bytes(
@@ -494,6 +521,9 @@ def run_many(
     min_pulls: int = 1,
     ucb_alpha: float = 1.0,
     weights_every: int = 1,
+    lil_epsilon: float = 0.01,
+    lil_beta: float = 1.0,
+    lil_lambda: float = 9.0,
     max_steps: Optional[int] = None,
     seed: SeedLike = None,
     n_threads: Optional[int] = None,
@@ -524,7 +554,8 @@ def run_many(
     config, values, best, max_steps = _simulation_setup(
         mu, delta, threshold, max_steps, beta=beta, challenger=challenger, rule=rule, arms=arms, sigma=sigma,
         tie_break=tie_break, forced_exploration=forced_exploration, min_pulls=min_pulls, sampler=sampler,
-        ucb_alpha=ucb_alpha, weights_every=weights_every,
+        ucb_alpha=ucb_alpha, weights_every=weights_every, lil_epsilon=lil_epsilon, lil_beta=lil_beta,
+        lil_lambda=lil_lambda,
     )
     n_runs = as_int(n_runs, "n_runs", low=1, high=2**62)
     # tau, recommendation, hit flag, N and S rows of K arms
@@ -595,11 +626,14 @@ class TopTwo:
         sampler: str = "EB-TCI",
         ucb_alpha: float = 1.0,
         weights_every: int = 1,
+        lil_epsilon: float = 0.01,
+        lil_beta: float = 1.0,
+        lil_lambda: float = 9.0,
     ) -> None:
         K = as_int(K, "K", low=2, high=MAX_ARMS)
         check_result_bytes(K * _STATE_BYTES_PER_ARM, "K", f"the state of a sampler of {K} arms", "use fewer arms")
         opts = _check_options(beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls,
-                              sampler, ucb_alpha, weights_every)
+                              sampler, ucb_alpha, weights_every, lil_epsilon, lil_beta, lil_lambda)
         self._K = K
         self._options = opts
         self._threshold_fn: Optional[Callable[..., Any]] = None
@@ -619,14 +653,14 @@ class TopTwo:
     # restored or copied sampler continues bit-identically and independently of the original.
 
     def __getstate__(self) -> Dict[str, Any]:
-        t, N, S, L, M, rng, leader, selection, weights, cumulative, weights_left = self._core.get_state()
+        t, N, S, L, M, rng, leader, selection, weights, cumulative, weights_left, rounds = self._core.get_state()
         return dict(
             K=self._K, options=dict(self._options), threshold_kind=self._threshold_kind,
             threshold_values=None if self._threshold_values is None else np.array(self._threshold_values),
             threshold_fn=self._threshold_fn,
             core=dict(t=int(t), N=N, S=np.asarray(S, dtype=np.float64), L=L, M=M, rng=[int(w) for w in rng],
                       leader=int(leader), selection=int(selection), weights=weights, cumulative=cumulative,
-                      weights_left=int(weights_left)),
+                      weights_left=int(weights_left), round=(int(rounds[0]), bool(rounds[1]), int(rounds[2]))),
         )
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
@@ -635,7 +669,8 @@ class TopTwo:
             o = state["options"]
             opts = _check_options(o["beta"], o["challenger"], o["rule"], o["arms"], o["sigma"], o["delta"],
                                   o["tie_break"], o["forced_exploration"], o["min_pulls"], o.get("sampler", "EB-TCI"),
-                                  o.get("ucb_alpha", 1.0), o.get("weights_every", 1))
+                                  o.get("ucb_alpha", 1.0), o.get("weights_every", 1), o.get("lil_epsilon", 0.01),
+                                  o.get("lil_beta", 1.0), o.get("lil_lambda", 9.0))
             kind = state["threshold_kind"]
             values = state["threshold_values"]
             fn = state["threshold_fn"]
@@ -660,6 +695,7 @@ class TopTwo:
             int(c["leader"]), int(c["selection"]),
             as_array(c.get("weights", []), "state weights", allow_empty=True),
             as_array(c.get("cumulative", []), "state cumulative", allow_empty=True), int(c.get("weights_left", 0)),
+            tuple(c.get("round", (-1, False, 0))),
         )
         self._core = core
 

@@ -70,7 +70,7 @@ EpisodeResult run_episode(Sampler<kind>& sampler, const Environment<kind>& env, 
       return result;
     }
   }
-  result.recommendation = sampler.leader();
+  result.recommendation = sampler.recommend();
   result.tau = sampler.t();
   return result;
 }

@@ -32,6 +32,7 @@ namespace paperkernels::toptwo {
 enum class Challenger { tci, tc, rs };  // rs: TTTS re-sampling (Russo 2016)
 enum class Leader { eb, ts, ucb };       // empirical best, Thompson sample, UCB index
 enum class Tracking { none, c, d };      // Track-and-Stop's C- or D-tracking
+enum class Racing { none, lucb1, lil_ucb };  // confidence-bound algorithms with their own stopping rules
 enum class Rule { random, tracking };
 enum class TieBreak { random, first };
 
@@ -50,6 +51,9 @@ struct Options {
   double ucb_alpha = 1.0;  // UCB leader: index mu_hat_a + sqrt(2 alpha sigma^2 log t / N_a)
   Tracking tracking = Tracking::none;  // Track-and-Stop (Garivier and Kaufmann 2016)
   std::int64_t weights_every = 1;      // Track-and-Stop: steps between recomputations of w*(mu_hat)
+  Racing racing = Racing::none;
+  double delta = 0.01;                 // LUCB1 and lil'UCB use delta in their confidence bounds
+  double lil_epsilon = 0.01, lil_beta = 1.0, lil_lambda = 9.0;
 };
 
 // TTTS re-samples the posterior at most this many times for a challenger; then it takes the TC one.
@@ -61,6 +65,11 @@ inline const Options& check_options(const Options& o) {
     throw invalid_argument("beta: expected a number in (0, 1), got " + std::to_string(o.beta));
   if (!(o.ucb_alpha > 0.0 && o.ucb_alpha < std::numeric_limits<double>::infinity()))
     throw invalid_argument("ucb_alpha: expected a finite positive number, got " + std::to_string(o.ucb_alpha));
+  if (!(o.delta > 0.0 && o.delta < 1.0))
+    throw invalid_argument("delta: expected a number in (0, 1), got " + std::to_string(o.delta));
+  if (!(o.lil_epsilon >= 0.0 && o.lil_epsilon <= 1.0 && o.lil_beta > 0.0 && o.lil_beta <= 1e6 && o.lil_lambda > 0.0 &&
+        o.lil_lambda <= 1e12))
+    throw invalid_argument("lil_epsilon, lil_beta, lil_lambda: expected 0 <= epsilon <= 1, beta > 0, lambda > 0");
   if (o.weights_every < 1)
     throw invalid_argument("weights_every: expected a positive integer, got " + std::to_string(o.weights_every));
   if (o.min_pulls < 1)
@@ -91,6 +100,9 @@ struct SamplerState {
   int selection = -1;
   std::vector<double> weights, cumulative;  // Track-and-Stop
   std::int64_t weights_left = 0;
+  int pending = -1;  // LUCB1: the second arm of the current round
+  bool in_round = false;
+  std::int64_t rounds = 0;
 };
 
 template <Arms kind>
@@ -190,6 +202,8 @@ class Sampler {
   //    already reached, far more than the rounding error of the formulas).
   bool should_stop() {
     if (!initialised()) return false;
+    if (opt_.racing == Racing::lucb1) return lucb_stop();
+    if (opt_.racing == Racing::lil_ucb) return lil_stop();
     const bool monotone = opt_.threshold.non_decreasing();
     if (!evaluated_) {
       const double bound = monotone ? c_floor_ : opt_.threshold(t_);
@@ -216,6 +230,24 @@ class Sampler {
       selection_ = track();
       return selection_;
     }
+    if (opt_.racing == Racing::lucb1) {
+      if (pending_ >= 0) {
+        selection_ = pending_;
+        pending_ = -1;
+        return selection_;
+      }
+      const int h = leader();
+      const int l = lucb_challenger(h, rounds_ + 1);
+      ++rounds_;
+      in_round_ = true;
+      pending_ = l;
+      selection_ = h;
+      return selection_;
+    }
+    if (opt_.racing == Racing::lil_ucb) {
+      selection_ = lil_argmax();
+      return selection_;
+    }
     const int E = leader();
     if (opt_.forced_exploration) {
       const int a = least_pulled();
@@ -240,6 +272,81 @@ class Sampler {
       }
     }
     return selection_;
+  }
+
+  // The recommendation at stopping: the empirical leader, or the most-pulled arm for lil'UCB.
+  int recommend() {
+    if (opt_.racing == Racing::lil_ucb) return most_pulled();
+    return leader();
+  }
+
+  // Sub-Gaussian variance of the rewards: 1/4 for Bernoulli arms (Hoeffding), sigma^2 for Gaussian ones.
+  double variance() const { return kind == Arms::bernoulli ? 0.25 : opt_.sigma * opt_.sigma; }
+
+  // LUCB1 (Kalyanakrishnan, Tewari, Auer, Stone 2012) at round r: confidence width
+  // beta(u, r) = sqrt(2 var log(k1 K r^4 / delta) / u) with k1 = 5/4 (var = 1/4 gives the paper's
+  // sqrt(log(k1 K r^4 / delta) / (2u)) for rewards in [0, 1]).
+  double lucb_width(std::int64_t n, std::int64_t r) const {
+    const double rr = static_cast<double>(r);
+    const double log_term = std::log((((1.25 * static_cast<double>(K_)) * (rr * rr)) * (rr * rr)) / opt_.delta);
+    return std::sqrt(((2.0 * variance()) * log_term) / static_cast<double>(n));
+  }
+
+  // argmax_{j != h} mu_hat_j + beta(N_j, r), lowest index on ties.
+  int lucb_challenger(int h, std::int64_t r) const {
+    int best = -1;
+    double top = 0.0;
+    for (int j = 0; j < K_; ++j) {
+      if (j == h) continue;
+      const double ucb = mean(j) + lucb_width(N_[j], r);
+      if (best < 0 || ucb > top) {
+        top = ucb;
+        best = j;
+      }
+    }
+    return best;
+  }
+
+  // At the start of a round: stop when LCB(h) > UCB(l) (the paper's rule with epsilon = 0).
+  bool lucb_stop() {
+    const int h = leader();  // drawn at every state, like the other samplers' stopping checks
+    if (in_round_) return false;
+    const std::int64_t r = rounds_ + 1;
+    const int l = lucb_challenger(h, r);
+    return mean(h) - lucb_width(N_[h], r) > mean(l) + lucb_width(N_[l], r);
+  }
+
+  // lil'UCB (Jamieson, Malloy, Nowak, Bubeck 2014): argmax_a mu_hat_a + (1 + beta)(1 + sqrt(eps))
+  // sqrt(2 var (1 + eps) log(max(log((1 + eps) N_a), 1) / delta) / N_a), lowest index on ties.
+  int lil_argmax() const {
+    const double eps = opt_.lil_epsilon;
+    const double factor = (1.0 + opt_.lil_beta) * (1.0 + std::sqrt(eps));
+    const double scale = (2.0 * variance()) * (1.0 + eps);
+    int best = 0;
+    double top = -std::numeric_limits<double>::infinity();
+    for (int a = 0; a < K_; ++a) {
+      const double n = static_cast<double>(N_[a]);
+      const double inner = std::max(std::log((1.0 + eps) * n), 1.0);
+      const double index = mean(a) + factor * std::sqrt((scale * std::log(inner / opt_.delta)) / n);
+      if (index > top) {
+        top = index;
+        best = a;
+      }
+    }
+    return best;
+  }
+
+  int most_pulled() const {
+    int a = 0;
+    for (int j = 1; j < K_; ++j)
+      if (N_[j] > N_[a]) a = j;
+    return a;
+  }
+
+  // Stop when some arm has N_i >= 1 + lambda sum_{j != i} N_j (it can only be the most-pulled arm).
+  bool lil_stop() const {
+    const int i = most_pulled();
+    return static_cast<double>(N_[i]) >= 1.0 + opt_.lil_lambda * static_cast<double>(t_ - N_[i]);
   }
 
   // Track-and-Stop's sampling rule (Garivier and Kaufmann 2016, Section 3.1).
@@ -427,6 +534,9 @@ class Sampler {
     out.weights = tas_weights_;
     out.cumulative = tas_cumulative_;
     out.weights_left = tas_weights_left_;
+    out.pending = pending_;
+    out.in_round = in_round_;
+    out.rounds = rounds_;
     return out;
   }
 
@@ -459,6 +569,11 @@ class Sampler {
       if (!(w >= 0.0 && w <= 1.0)) throw invalid_argument("state: inconsistent tracking weights");
     for (double c : st.cumulative)
       if (!std::isfinite(c)) throw invalid_argument("state: inconsistent tracking sums");
+    if (st.pending < -1 || st.pending >= K_ || st.rounds < 0 || (st.pending >= 0 && !st.in_round))
+      throw invalid_argument("state: inconsistent round state");
+    pending_ = st.pending;
+    in_round_ = st.in_round;
+    rounds_ = st.rounds;
     tas_weights_ = st.weights;
     tas_cumulative_ = st.cumulative;
     tas_weights_left_ = st.weights_left;
@@ -538,6 +653,7 @@ class Sampler {
     leader_ = -1;
     selection_ = -1;
     evaluated_ = false;
+    if (in_round_ && pending_ < 0) in_round_ = false;  // LUCB1: the round's second pull is recorded
     if (arm == w_leader_ || (dirty_ != kClean && dirty_ != arm))
       dirty_ = kAllDirty;
     else
@@ -808,6 +924,9 @@ class Sampler {
   std::vector<double> tas_weights_;     // Track-and-Stop: w*(mu_hat) of the last recomputation
   std::vector<double> tas_cumulative_;  // C-tracking: sum of the projected weights so far
   std::int64_t tas_weights_left_ = 0;   // selections before the next recomputation
+  int pending_ = -1;        // LUCB1: second arm of the round, returned by the next select()
+  bool in_round_ = false;   // LUCB1: between the first pull of a round and the update of its second
+  std::int64_t rounds_ = 0; // LUCB1: rounds started
   std::int64_t t_ = 0;
   int unpulled_;
   int below_min_;
