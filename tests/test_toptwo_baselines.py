@@ -210,3 +210,48 @@ def test_racing_incremental_and_pickled(sampler):
         assert s.select() == arm
         s.update(arm, reward)
     assert s.should_stop() and s.recommendation == ep.recommendation
+
+
+# ---- compare ---------------------------------------------------------------------------------------
+
+
+def test_compare_table_equals_run_many_and_orders_samplers():
+    mu = [0.6, 0.5, 0.2, 0.2, 0.1, 0.1]
+    samplers = ["uniform", "EB-TCI", {"sampler": "TaS-D", "label": "TaS-D/25", "weights_every": 25}, "LUCB1"]
+    result = tt.compare(mu, 0.01, samplers=samplers, n_runs=60, seed=3)
+    assert [r["label"] for r in result.rows] == ["uniform", "EB-TCI", "TaS-D/25", "LUCB1"]
+    T_star = tt.characteristic_time(mu).T
+    assert result.T_star == T_star
+    for row in result.rows:
+        runs = tt.run_many(mu, 0.01, 60, seed=3, sampler=row["sampler"],
+                           **({"weights_every": 25} if row["label"] == "TaS-D/25" else {}))
+        np.testing.assert_array_equal(result.runs[row["label"]].tau, runs.tau)
+        assert row["mean_tau"] == runs.mean_tau and row["se_tau"] == runs.se_tau
+        assert row["error_rate"] == runs.error_rate
+        assert row["ratio"] == pytest.approx(runs.mean_tau / (T_star * np.log(100)))
+    by = {r["label"]: r for r in result.rows}
+    # the ordering the literature reports: LUCB1 > uniform > top-two / Track-and-Stop near T* log(1/delta)
+    for slow, fast in (("LUCB1", "uniform"), ("uniform", "EB-TCI"), ("uniform", "TaS-D/25")):
+        assert by[slow]["mean_tau"] - by[fast]["mean_tau"] > 4 * np.hypot(by[slow]["se_tau"], by[fast]["se_tau"])
+    assert 0.7 < by["EB-TCI"]["ratio"] < 3.0
+    assert "EB-TCI" in str(result)
+
+
+def test_compare_checks_its_arguments():
+    with pytest.raises(TypeError, match="samplers"):
+        tt.compare([0.6, 0.4], samplers="uniform")
+    with pytest.raises(ValueError, match="samplers"):
+        tt.compare([0.6, 0.4], samplers=["nope"])
+    with pytest.raises(ValueError, match="label"):
+        tt.compare([0.6, 0.4], samplers=["uniform", "uniform"])
+
+
+def test_plot_comparison_draws_one_box_per_sampler():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    result = tt.compare([0.7, 0.5, 0.4], 0.1, samplers=["uniform", "EB-TCI"], n_runs=10, seed=1)
+    ax = tt.plot_comparison(result)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["uniform", "EB-TCI"]
+    plt.close("all")

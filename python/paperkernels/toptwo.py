@@ -107,6 +107,9 @@ __all__ = [
     "CharacteristicTime",
     "identify",
     "run_many",
+    "compare",
+    "Comparison",
+    "plot_comparison",
     "characteristic_time",
     "kl_bernoulli",
     "transportation_cost",
@@ -568,6 +571,143 @@ def run_many(
     seed_value = as_seed(seed)
     tau, rec, N, S, hit = _core.toptwo_run_many(config, values, seed_value, n_runs, max_steps, threads, first_run)
     return Runs(tau, rec, N, S, hit, best)
+
+
+# --------------------------------------------------------------------------------------------
+# Comparisons of sampling rules
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Result of :func:`compare`: one row per sampler, in the order given.
+
+    Attributes
+    ----------
+    rows : list of dict
+        Keys ``label``, ``sampler``, ``n_runs``, ``mean_tau``, ``se_tau``, ``error_rate``,
+        ``hit_max_steps`` (count of truncated runs), ``ratio`` (``mean_tau / (T* log(1/delta))``) and
+        ``se_ratio``.
+    runs : dict
+        The :class:`Runs` of each label (for plots and further statistics).
+    T_star : float
+        ``T*(mu)`` of :func:`characteristic_time` (``beta=None``).
+    delta : float
+    """
+
+    rows: list
+    runs: dict
+    T_star: float
+    delta: float
+
+    COLUMNS = ("label", "sampler", "n_runs", "mean_tau", "se_tau", "error_rate", "hit_max_steps", "ratio", "se_ratio")
+
+    def to_pandas(self) -> Any:
+        """The rows as a pandas DataFrame (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=list(self.COLUMNS))
+
+    def __str__(self) -> str:
+        head = f"{'sampler':<14} {'runs':>6} {'mean tau':>11} {'s.e.':>9} {'error':>7} {'cut':>5} {'tau/(T* log 1/d)':>17}"
+        lines = [head]
+        for r in self.rows:
+            lines.append(
+                f"{r['label']:<14} {r['n_runs']:>6} {r['mean_tau']:>11.1f} {r['se_tau']:>9.1f} {r['error_rate']:>7.4f} "
+                f"{r['hit_max_steps']:>5} {r['ratio']:>10.3f} +- {r['se_ratio']:.3f}"
+            )
+        return "\n".join(lines)
+
+
+def compare(
+    mu: Any,
+    delta: float = 0.01,
+    samplers: Sequence[Any] = ("uniform", "EB-TCI", "TTUCB", "T3C"),
+    n_runs: int = 100,
+    *,
+    arms: str = "bernoulli",
+    sigma: float = 1.0,
+    seed: SeedLike = None,
+    n_threads: Optional[int] = None,
+    **options: Any,
+) -> Comparison:
+    """Run every sampler on the same instance and the same reward streams, and tabulate.
+
+    Parameters
+    ----------
+    mu, delta, arms, sigma
+        As in :func:`run_many`.
+    samplers : sequence
+        Names of :data:`SAMPLERS`, or dicts ``{"sampler": name, "label": ..., **options}`` for a rule
+        with its own options (e.g. ``{"sampler": "TaS-D", "weights_every": 10}``).
+    n_runs : int
+        Runs per sampler. Run ``r`` of every sampler sees the same reward stream (common random
+        numbers), which sharpens the comparison of means.
+    seed, n_threads
+        As in :func:`run_many`.
+    **options
+        Further :func:`run_many` options applied to every sampler (a sampler's own dict wins).
+
+    Returns
+    -------
+    Comparison
+        ``rows`` (one dict per sampler: mean tau, its standard error, error rate, truncated runs and
+        ``mean_tau / (T* log(1/delta))`` with its standard error), ``runs`` and ``T_star``; ``str()``
+        gives a table and ``to_pandas()`` a DataFrame.
+    """
+    delta = as_float(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
+    if isinstance(samplers, (str, dict)) or not isinstance(samplers, Sequence) or len(samplers) == 0:
+        raise TypeError("samplers: expected a non-empty list of sampler names or dicts")
+    specs = []
+    for item in samplers:
+        if isinstance(item, str):
+            spec = {"sampler": item}
+        elif isinstance(item, dict) and "sampler" in item:
+            spec = dict(item)
+        else:
+            raise TypeError(f"samplers: expected names or dicts with a 'sampler' key, got {item!r}"[:200])
+        as_choice(spec["sampler"], "samplers", tuple(SAMPLERS))
+        label = spec.pop("label", spec["sampler"])
+        if not isinstance(label, str):
+            raise TypeError("samplers: a label must be a string")
+        if any(label == other for other, _ in specs):
+            raise ValueError(f"samplers: the label {label!r} appears twice; give the rows distinct labels")
+        specs.append((label, spec))
+    seed_value = as_seed(seed)
+    T_star = characteristic_time(mu, arms=arms, sigma=sigma).T
+    scale = T_star * math.log(1.0 / delta)
+    rows, all_runs = [], {}
+    for label, spec in specs:
+        kwargs = dict(options, **spec)
+        runs = run_many(mu, delta, n_runs, arms=arms, sigma=sigma, seed=seed_value, n_threads=n_threads, **kwargs)
+        all_runs[label] = runs
+        rows.append(dict(
+            label=label, sampler=spec["sampler"], n_runs=runs.n_runs, mean_tau=runs.mean_tau, se_tau=runs.se_tau,
+            error_rate=runs.error_rate, hit_max_steps=int(runs.hit_max_steps.sum()), ratio=runs.mean_tau / scale,
+            se_ratio=runs.se_tau / scale,
+        ))
+    return Comparison(rows, all_runs, float(T_star), delta)
+
+
+def plot_comparison(result: Comparison, ax: Any = None, log_scale: bool = True) -> Any:
+    """Stopping-time distributions of a :func:`compare` result side by side (box plots with the
+    means marked), with the reference line ``T* log(1/delta)``. Needs matplotlib; returns the axes."""
+    import matplotlib.pyplot as plt
+
+    if not isinstance(result, Comparison):
+        raise TypeError(f"result: expected a Comparison from compare(), got {type(result).__name__}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.2 + 1.1 * len(result.rows), 4))
+    labels = [r["label"] for r in result.rows]
+    data = [result.runs[label].tau for label in labels]
+    ax.boxplot(data, showmeans=True)
+    ax.set_xticks(range(1, len(labels) + 1))
+    ax.set_xticklabels(labels, rotation=30, ha="right")
+    ax.axhline(result.T_star * math.log(1.0 / result.delta), color="grey", linestyle="--", label="T* log(1/delta)")
+    if log_scale:
+        ax.set_yscale("log")
+    ax.set_ylabel("stopping time tau")
+    ax.legend(loc="best")
+    return ax
 
 
 # --------------------------------------------------------------------------------------------
