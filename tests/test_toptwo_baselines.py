@@ -255,3 +255,40 @@ def test_plot_comparison_draws_one_box_per_sampler():
     ax = tt.plot_comparison(result)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["uniform", "EB-TCI"]
     plt.close("all")
+
+
+# ---- exponential-gap elimination -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs, seeds", [
+    (dict(mu=[0.9, 0.3, 0.2], delta=0.1), [0, 1]),
+    (dict(mu=[2.0, 0.0], delta=0.2, arms="gaussian", sigma=0.5, min_pulls=2), [3]),
+    (dict(mu=[0.6, 0.55, 0.2, 0.1], delta=0.1, max_steps=300_000), [4]),  # cut inside a phase
+])
+def test_exponential_gap_elimination_matches_reference(kwargs, seeds):
+    kwargs = dict(kwargs)
+    mu, delta = kwargs.pop("mu"), kwargs.pop("delta")
+    for seed in seeds:
+        rec, tau, N, S, hit, pulled = ref.ege_episode(mu, delta, seed=seed, **kwargs)
+        got = tt.identify(mu, delta, seed=seed, sampler="EGE", record=True, **kwargs)
+        assert (got.recommendation, got.tau, got.hit_max_steps) == (rec, tau, hit)
+        assert got.N.tolist() == N and got.S.tolist() == S
+        np.testing.assert_array_equal(got.arms, pulled)
+
+
+def test_exponential_gap_elimination_incremental_and_pickled():
+    mu = [0.9, 0.3, 0.2]
+    ep = tt.identify(mu, 0.1, seed=2, sampler="EGE", record=True)
+    s = tt.TopTwo(3, delta=0.1, seed=2, sampler="EGE")
+    arms, rewards = ep.arms, ep.rewards
+    cut = 3 + 1000  # inside the first round's main phase
+    for i in range(cut):
+        assert s.select() == arms[i]
+        s.update(int(arms[i]), float(rewards[i]))
+    s = copy.deepcopy(pickle.loads(pickle.dumps(s)))
+    for i in range(cut, len(arms)):
+        if i % 997 == 0:
+            assert not s.should_stop()
+        assert s.select() == arms[i]
+        s.update(int(arms[i]), float(rewards[i]))
+    assert s.should_stop() and s.recommendation == ep.recommendation

@@ -270,3 +270,67 @@ def episode(mu, delta=0.01, *, beta=0.5, challenger=None, rule="random", arms="b
         t += 1
         if lucb["in_round"] and lucb["pending"] is None:
             lucb["in_round"] = False
+
+
+class _Cut(Exception):
+    pass
+
+
+def ege_episode(mu, delta=0.01, *, arms="bernoulli", sigma=1.0, min_pulls=1, max_steps=10**8, seed=0, run=0):
+    """Exponential-gap elimination (Karnin, Koren, Somekh 2013) with median elimination (Even-Dar,
+    Mannor, Mansour 2006), written as nested loops; returns what :func:`episode` returns."""
+    K = len(mu)
+    rewards = Xoshiro256(seed, 2 * run)
+    thresholds = [bernoulli_threshold(p) for p in mu]
+    N = [0] * K
+    S = [0] * K if arms == "bernoulli" else [0.0] * K
+    state = dict(t=0)
+    pulled = []
+    var = variance(arms, sigma)
+
+    def pull(a):
+        if state["t"] >= max_steps:
+            raise _Cut
+        x = (1 if rewards.bernoulli(thresholds[a]) else 0) if arms == "bernoulli" else mu[a] + sigma * rewards.normal()
+        pulled.append(a)
+        N[a] += 1
+        S[a] += x
+        state["t"] += 1
+        return x
+
+    def count(raw):
+        x = math.ceil((4.0 * var) * raw)
+        return min(max(x, 1), 2**62)
+
+    def block(arm_set, need):
+        sums = {}
+        for a in arm_set:
+            total = 0.0
+            for _ in range(need):
+                total += pull(a)
+            sums[a] = total / need
+        return sums
+
+    for _ in range(min_pulls):
+        for a in range(K):
+            pull(a)
+    try:
+        active, r = list(range(K)), 1
+        while True:
+            eps_r = math.ldexp(0.25, -r)
+            rr = float(r)
+            delta_r = delta / (((50.0 * rr) * rr) * rr)
+            main = block(active, count((2.0 / (eps_r * eps_r)) * math.log(2.0 / delta_r)))
+            me, eps_l, delta_l = list(active), eps_r / 8.0, delta_r / 2.0
+            while len(me) > 1:
+                half = 0.5 * eps_l
+                means = block(me, count((1.0 / (half * half)) * math.log(3.0 / delta_l)))
+                me = sorted(sorted(me, key=lambda a: (-means[a], a))[: (len(me) + 1) // 2])
+                eps_l, delta_l = 0.75 * eps_l, 0.5 * delta_l
+            floor = main[me[0]] - eps_r
+            active = [a for a in active if not main[a] < floor]
+            if len(active) == 1:
+                return active[0], state["t"], N, S, False, pulled
+            r += 1
+    except _Cut:
+        return maximisers(N, S, arms)[0], state["t"], N, S, True, pulled

@@ -48,6 +48,8 @@ struct Config {
       options.racing = Racing::lucb1;
     else if (racing == "lilUCB")
       options.racing = Racing::lil_ucb;
+    else if (racing == "EGE")
+      options.racing = Racing::ege;
     else
       throw invalid_argument("racing: expected 'none', 'LUCB1' or 'lilUCB', got '" + racing + "'");
     options.delta = threshold == "array" && !(delta > 0.0 && delta < 1.0) ? 0.5 : delta;
@@ -352,15 +354,17 @@ class IncrementalSampler {
       carray<double> cumulative(static_cast<py::ssize_t>(st.cumulative.size()));
       std::copy(st.weights.begin(), st.weights.end(), weights.mutable_data());
       std::copy(st.cumulative.begin(), st.cumulative.end(), cumulative.mutable_data());
+      carray<double> elimination(static_cast<py::ssize_t>(st.elimination.size()));
+      std::copy(st.elimination.begin(), st.elimination.end(), elimination.mutable_data());
       return py::make_tuple(st.t, N, S, L, M, rng, st.leader, st.selection, weights, cumulative, st.weights_left,
-                            py::make_tuple(st.pending, st.in_round, st.rounds));
+                            py::make_tuple(st.pending, st.in_round, st.rounds), elimination);
     });
   }
 
   void set_state(std::int64_t t, const carray<std::int64_t>& N, const carray<double>& S, const carray<std::int64_t>& L,
                  const carray<std::int64_t>& M, const py::tuple& rng_words, int leader, int selection,
                  const carray<double>& weights, const carray<double>& cumulative, std::int64_t weights_left,
-                 const py::tuple& round) {
+                 const py::tuple& round, const carray<double>& elimination) {
     require(round.size() == 3, "state: expected the round state (pending, in_round, rounds)");
     const int pending = round[0].cast<int>();
     const bool in_round = round[1].cast<bool>();
@@ -392,6 +396,7 @@ class IncrementalSampler {
       st.pending = pending;
       st.in_round = in_round;
       st.rounds = rounds;
+      st.elimination.assign(elimination.data(), elimination.data() + elimination.size());
       s.restore(st);
     });
   }
@@ -561,7 +566,8 @@ void bind_toptwo(py::module_& m) {
       .def("get_state", &IncrementalSampler::get_state)
       .def("set_state", &IncrementalSampler::set_state, py::arg("t"), py::arg("N"), py::arg("S"), py::arg("L"),
            py::arg("M"), py::arg("rng"), py::arg("leader"), py::arg("selection"), py::arg("weights"),
-           py::arg("cumulative"), py::arg("weights_left"), py::arg("round"))
+           py::arg("cumulative"), py::arg("weights_left"), py::arg("round"),
+           py::arg("elimination"))
       .def("set_threshold_values", &IncrementalSampler::set_threshold_values, py::arg("values"))
       .def("state", &IncrementalSampler::state);
 

@@ -55,6 +55,17 @@ stopping rule (step 3, with the empirical leader) and recommendation; only the a
   leave the bonus undefined); stop when the most-pulled arm has ``N_i >= 1 + lil_lambda (t - N_i)``
   and recommend it. ``delta`` enters the bonus directly (the paper's heuristic use); the constant
   ``c_eps`` adjustment of its proven version is not applied, so this is not a delta-correctness claim.
+- ``"EGE"``: exponential-gap elimination (Karnin, Koren, Somekh 2013, Algorithm 2) with median
+  elimination (Even-Dar, Mannor, Mansour 2006) as its subroutine, after the initial round robin
+  (whose pulls its statistics do not use). Round ``r``: ``eps_r = 2^-r / 4``, ``delta_r = delta /
+  (50 r^3)``; every arm of ``S_r`` is pulled ``ceil((2 / eps_r^2) log(2 / delta_r))`` times; median
+  elimination with ``(eps_r / 2, delta_r)`` pulls every remaining arm ``ceil((1 / (eps_l / 2)^2)
+  log(3 / delta_l))`` times per sub-round, keeps the better half (``ceil``, lowest index on ties) and
+  sets ``eps_l <- 3 eps_l / 4``, ``delta_l <- delta_l / 2``; then ``S_{r+1}`` drops the arms whose
+  round mean is below that of median elimination's arm minus ``eps_r``. It stops when one arm is left
+  and recommends it. Each phase pulls its arms one after the other in index order and uses only its
+  own pulls. Counts are those for rewards in [0, 1], times ``4 sigma^2`` for Gaussian arms. The
+  constants are the paper's, so episodes are long (about 10^6 pulls even for gaps of 0.5).
 
 A challenger ``W(B, j)`` for a leader ``B`` that is not the empirical best is 0 unless
 ``mu_hat_B > mu_hat_j`` (so the lowest-indexed arm with a larger empirical mean wins). Posteriors:
@@ -130,6 +141,7 @@ SAMPLERS: Dict[str, Any] = {
     "TaS-D": "D",
     "LUCB1": "LUCB1",
     "lilUCB": "lilUCB",
+    "EGE": "EGE",
 }
 RULES = ("random", "tracking")
 ARMS = ("bernoulli", "gaussian")
@@ -322,7 +334,7 @@ def _check_options(beta: Any, challenger: Any, rule: Any, arms: Any, sigma: Any,
         uniform=family == "uniform",
         tracking=family if family in ("C", "D") else "none",
         weights_every=as_int(weights_every, "weights_every", low=1, high=MAX_STEPS_LIMIT),
-        racing=family if family in ("LUCB1", "lilUCB") else "none",
+        racing=family if family in ("LUCB1", "lilUCB", "EGE") else "none",
         lil_epsilon=as_float(lil_epsilon, "lil_epsilon", low=0.0, high=1.0),
         lil_beta=as_float(lil_beta, "lil_beta", low=0.0, high=1e6, low_open=True),
         lil_lambda=as_float(lil_lambda, "lil_lambda", low=0.0, high=1e12, low_open=True),
@@ -445,9 +457,9 @@ def identify(
         Arm means (in [0, 1] for Bernoulli arms), K >= 2, with a unique largest entry.
     delta : float
         Confidence parameter in (0, 1).
-    sampler : {"EB-TCI", "EB-TC", "TTTS", "T3C", "TTUCB", "uniform", "TaS-C", "TaS-D", "LUCB1", "lilUCB"}
-        Sampling rule (see "Sampling rules" in the module docstring); every rule but LUCB1 and lil'UCB
-        stops with the same GLR rule and recommends the empirical best arm.
+    sampler : {"EB-TCI", "EB-TC", "TTTS", "T3C", "TTUCB", "uniform", "TaS-C", "TaS-D", "LUCB1", "lilUCB", "EGE"}
+        Sampling rule (see "Sampling rules" in the module docstring); every rule but LUCB1, lil'UCB and
+        EGE stops with the same GLR rule and recommends the empirical best arm.
     beta : float
         Target fraction of pulls of the leader, in (0, 1).
     challenger : {"TCI", "TC", "RS"}, optional
@@ -793,14 +805,15 @@ class TopTwo:
     # restored or copied sampler continues bit-identically and independently of the original.
 
     def __getstate__(self) -> Dict[str, Any]:
-        t, N, S, L, M, rng, leader, selection, weights, cumulative, weights_left, rounds = self._core.get_state()
+        t, N, S, L, M, rng, leader, selection, weights, cumulative, weights_left, rounds, elimination = self._core.get_state()
         return dict(
             K=self._K, options=dict(self._options), threshold_kind=self._threshold_kind,
             threshold_values=None if self._threshold_values is None else np.array(self._threshold_values),
             threshold_fn=self._threshold_fn,
             core=dict(t=int(t), N=N, S=np.asarray(S, dtype=np.float64), L=L, M=M, rng=[int(w) for w in rng],
                       leader=int(leader), selection=int(selection), weights=weights, cumulative=cumulative,
-                      weights_left=int(weights_left), round=(int(rounds[0]), bool(rounds[1]), int(rounds[2]))),
+                      weights_left=int(weights_left), round=(int(rounds[0]), bool(rounds[1]), int(rounds[2])),
+                      elimination=elimination),
         )
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
@@ -836,6 +849,7 @@ class TopTwo:
             as_array(c.get("weights", []), "state weights", allow_empty=True),
             as_array(c.get("cumulative", []), "state cumulative", allow_empty=True), int(c.get("weights_left", 0)),
             tuple(c.get("round", (-1, False, 0))),
+            as_array(c.get("elimination", []), "state elimination", allow_empty=True),
         )
         self._core = core
 

@@ -32,7 +32,7 @@ namespace paperkernels::toptwo {
 enum class Challenger { tci, tc, rs };  // rs: TTTS re-sampling (Russo 2016)
 enum class Leader { eb, ts, ucb };       // empirical best, Thompson sample, UCB index
 enum class Tracking { none, c, d };      // Track-and-Stop's C- or D-tracking
-enum class Racing { none, lucb1, lil_ucb };  // confidence-bound algorithms with their own stopping rules
+enum class Racing { none, lucb1, lil_ucb, ege };  // algorithms with their own stopping rules
 enum class Rule { random, tracking };
 enum class TieBreak { random, first };
 
@@ -103,6 +103,7 @@ struct SamplerState {
   int pending = -1;  // LUCB1: the second arm of the current round
   bool in_round = false;
   std::int64_t rounds = 0;
+  std::vector<double> elimination;  // exponential-gap elimination, packed (see Sampler::ege_pack)
 };
 
 template <Arms kind>
@@ -204,6 +205,7 @@ class Sampler {
     if (!initialised()) return false;
     if (opt_.racing == Racing::lucb1) return lucb_stop();
     if (opt_.racing == Racing::lil_ucb) return lil_stop();
+    if (opt_.racing == Racing::ege) return ege_.winner >= 0;
     const bool monotone = opt_.threshold.non_decreasing();
     if (!evaluated_) {
       const double bound = monotone ? c_floor_ : opt_.threshold(t_);
@@ -248,6 +250,11 @@ class Sampler {
       selection_ = lil_argmax();
       return selection_;
     }
+    if (opt_.racing == Racing::ege) {
+      if (ege_.round == 0) ege_start_round(1);
+      selection_ = ege_.winner >= 0 ? ege_.winner : ege_.list[ege_.pos];
+      return selection_;
+    }
     const int E = leader();
     if (opt_.forced_exploration) {
       const int a = least_pulled();
@@ -277,6 +284,7 @@ class Sampler {
   // The recommendation at stopping: the empirical leader, or the most-pulled arm for lil'UCB.
   int recommend() {
     if (opt_.racing == Racing::lil_ucb) return most_pulled();
+    if (opt_.racing == Racing::ege) return ege_.winner >= 0 ? ege_.winner : first_leader();
     return leader();
   }
 
@@ -347,6 +355,164 @@ class Sampler {
   bool lil_stop() const {
     const int i = most_pulled();
     return static_cast<double>(N_[i]) >= 1.0 + opt_.lil_lambda * static_cast<double>(t_ - N_[i]);
+  }
+
+  // ---- Exponential-gap elimination (Karnin, Koren, Somekh 2013, Algorithm 2) with median
+  // elimination (Even-Dar, Mannor, Mansour 2006) as its subroutine. Each phase pulls every arm of its
+  // set `need` times, arm after arm in index order; the phase's means use only the phase's pulls.
+
+  struct Elimination {
+    std::int64_t round = 0;  // r (0: not started)
+    bool in_me = false;      // inside median elimination
+    double eps_r = 0, delta_r = 0, eps_l = 0, delta_l = 0;
+    std::vector<int> active, me, list;
+    std::size_t pos = 0;
+    std::int64_t done = 0, need = 0;
+    std::vector<double> sum, main_mean;
+    int winner = -1;
+  };
+
+  // Pulls per arm for a Hoeffding width: the bound for rewards in [0, 1], times 4 var (1 for
+  // Bernoulli arms, 4 sigma^2 for Gaussian ones), rounded up and capped at 2^62.
+  std::int64_t ege_count(double raw) const {
+    const double x = std::ceil((4.0 * variance()) * raw);
+    if (!(x < 4.0e18)) return std::int64_t{1} << 62;
+    return x < 1.0 ? 1 : static_cast<std::int64_t>(x);
+  }
+
+  void ege_block(const std::vector<int>& arms, std::int64_t need) {
+    ege_.list = arms;
+    ege_.pos = 0;
+    ege_.done = 0;
+    ege_.need = need;
+    std::fill(ege_.sum.begin(), ege_.sum.end(), 0.0);
+  }
+
+  // Round r: eps_r = 2^-r / 4, delta_r = delta / (50 r^3), (2 / eps_r^2) log(2 / delta_r) pulls per arm.
+  void ege_start_round(std::int64_t r) {
+    if (ege_.round == 0) {
+      ege_.active.resize(static_cast<std::size_t>(K_));
+      for (int a = 0; a < K_; ++a) ege_.active[a] = a;
+      ege_.sum.assign(static_cast<std::size_t>(K_), 0.0);
+      ege_.main_mean.assign(static_cast<std::size_t>(K_), 0.0);
+    }
+    ege_.round = r;
+    ege_.in_me = false;
+    const double rr = static_cast<double>(r);
+    ege_.eps_r = std::ldexp(0.25, -static_cast<int>(std::min<std::int64_t>(r, 1000)));
+    ege_.delta_r = opt_.delta / (((50.0 * rr) * rr) * rr);
+    ege_block(ege_.active, ege_count((2.0 / (ege_.eps_r * ege_.eps_r)) * std::log(2.0 / ege_.delta_r)));
+  }
+
+  // Median elimination's sub-round: (1 / (eps_l / 2)^2) log(3 / delta_l) pulls per arm.
+  void ege_start_me_block() {
+    const double half = 0.5 * ege_.eps_l;
+    ege_block(ege_.me, ege_count((1.0 / (half * half)) * std::log(3.0 / ege_.delta_l)));
+  }
+
+  void ege_record(int arm, double reward) {
+    if (ege_.round == 0 || ege_.winner >= 0 || arm != ege_.list[ege_.pos]) return;
+    ege_.sum[arm] += reward;
+    if (++ege_.done < ege_.need) return;
+    ege_.done = 0;
+    if (++ege_.pos < ege_.list.size()) return;
+    const double n = static_cast<double>(ege_.need);
+    if (!ege_.in_me) {
+      for (int a : ege_.active) ege_.main_mean[a] = ege_.sum[a] / n;
+      // median elimination on S_r with (eps_r / 2, delta_r): eps_1 = eps_r / 8, delta_1 = delta_r / 2
+      ege_.in_me = true;
+      ege_.me = ege_.active;
+      ege_.eps_l = ege_.eps_r / 8.0;
+      ege_.delta_l = ege_.delta_r / 2.0;
+    } else {
+      // keep the better half (ceil), by mean, lowest index on ties, then back in index order
+      std::vector<int>& me = ege_.me;
+      std::sort(me.begin(), me.end(), [&](int i, int j) {
+        const double mi = ege_.sum[i] / n, mj = ege_.sum[j] / n;
+        return mi > mj || (mi == mj && i < j);
+      });
+      me.resize((me.size() + 1) / 2);
+      std::sort(me.begin(), me.end());
+      ege_.eps_l = 0.75 * ege_.eps_l;
+      ege_.delta_l = 0.5 * ege_.delta_l;
+    }
+    if (ege_.me.size() > 1) {
+      ege_start_me_block();
+      return;
+    }
+    // S_{r+1} = S_r without the arms whose mean is below that of median elimination's arm minus eps_r
+    const double floor = ege_.main_mean[ege_.me[0]] - ege_.eps_r;
+    std::vector<int> kept;
+    for (int a : ege_.active)
+      if (!(ege_.main_mean[a] < floor)) kept.push_back(a);
+    ege_.active = kept;
+    ege_.in_me = false;
+    if (ege_.active.size() == 1)
+      ege_.winner = ege_.active[0];
+    else
+      ege_start_round(ege_.round + 1);
+  }
+
+  // The elimination state as doubles (every integer is below 2^53): round, in_me, eps_r, delta_r,
+  // eps_l, delta_l, pos, done, need, winner, then active, me and list (each as size, entries), then
+  // sum and main_mean (K entries each, when started).
+  std::vector<double> ege_pack() const {
+    std::vector<double> out;
+    if (opt_.racing != Racing::ege) return out;
+    const Elimination& e = ege_;
+    out = {static_cast<double>(e.round), e.in_me ? 1.0 : 0.0, e.eps_r, e.delta_r, e.eps_l, e.delta_l,
+           static_cast<double>(e.pos), static_cast<double>(e.done), static_cast<double>(e.need),
+           static_cast<double>(e.winner)};
+    for (const std::vector<int>* v : {&e.active, &e.me, &e.list}) {
+      out.push_back(static_cast<double>(v->size()));
+      for (int a : *v) out.push_back(static_cast<double>(a));
+    }
+    out.insert(out.end(), e.sum.begin(), e.sum.end());
+    out.insert(out.end(), e.main_mean.begin(), e.main_mean.end());
+    return out;
+  }
+
+  void ege_unpack(const std::vector<double>& in) {
+    Elimination e;
+    if (opt_.racing != Racing::ege) {
+      if (!in.empty()) throw invalid_argument("state: elimination state for another sampler");
+      ege_ = e;
+      return;
+    }
+    auto bad = []() { return invalid_argument("state: inconsistent elimination state"); };
+    if (in.size() < 13) throw bad();
+    auto integer = [&](double x, double lo, double hi) {
+      if (!(x >= lo && x <= hi && x == std::floor(x))) throw bad();
+      return static_cast<std::int64_t>(x);
+    };
+    e.round = integer(in[0], 0, 1e15);
+    e.in_me = integer(in[1], 0, 1) == 1;
+    e.eps_r = in[2];
+    e.delta_r = in[3];
+    e.eps_l = in[4];
+    e.delta_l = in[5];
+    e.pos = static_cast<std::size_t>(integer(in[6], 0, K_));
+    e.done = integer(in[7], 0, 4.7e18);
+    e.need = integer(in[8], 0, 4.7e18);
+    e.winner = static_cast<int>(integer(in[9], -1, K_ - 1));
+    std::size_t at = 10;
+    for (std::vector<int>* v : {&e.active, &e.me, &e.list}) {
+      if (at >= in.size()) throw bad();
+      const auto n = static_cast<std::size_t>(integer(in[at++], 0, K_));
+      if (at + n > in.size()) throw bad();
+      for (std::size_t i = 0; i < n; ++i) v->push_back(static_cast<int>(integer(in[at++], 0, K_ - 1)));
+    }
+    const std::size_t per_arm = e.round == 0 ? 0 : static_cast<std::size_t>(K_);
+    if (in.size() != at + 2 * per_arm) throw bad();
+    e.sum.assign(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(at + per_arm));
+    e.main_mean.assign(in.begin() + static_cast<std::ptrdiff_t>(at + per_arm), in.end());
+    for (double x : e.sum)
+      if (!std::isfinite(x)) throw bad();
+    if (e.round > 0 && e.winner < 0 && (e.list.empty() || e.pos >= e.list.size() || e.done >= e.need || e.need < 1))
+      throw bad();
+    for (double x : {e.eps_r, e.delta_r, e.eps_l, e.delta_l})
+      if (!(x >= 0.0 && x <= 1.0)) throw bad();
+    ege_ = e;
   }
 
   // Track-and-Stop's sampling rule (Garivier and Kaufmann 2016, Section 3.1).
@@ -537,6 +703,7 @@ class Sampler {
     out.pending = pending_;
     out.in_round = in_round_;
     out.rounds = rounds_;
+    out.elimination = ege_pack();
     return out;
   }
 
@@ -571,6 +738,7 @@ class Sampler {
       if (!std::isfinite(c)) throw invalid_argument("state: inconsistent tracking sums");
     if (st.pending < -1 || st.pending >= K_ || st.rounds < 0 || (st.pending >= 0 && !st.in_round))
       throw invalid_argument("state: inconsistent round state");
+    ege_unpack(st.elimination);
     pending_ = st.pending;
     in_round_ = st.in_round;
     rounds_ = st.rounds;
@@ -654,6 +822,7 @@ class Sampler {
     selection_ = -1;
     evaluated_ = false;
     if (in_round_ && pending_ < 0) in_round_ = false;  // LUCB1: the round's second pull is recorded
+    if (opt_.racing == Racing::ege) ege_record(arm, static_cast<double>(reward));
     if (arm == w_leader_ || (dirty_ != kClean && dirty_ != arm))
       dirty_ = kAllDirty;
     else
@@ -927,6 +1096,7 @@ class Sampler {
   int pending_ = -1;        // LUCB1: second arm of the round, returned by the next select()
   bool in_round_ = false;   // LUCB1: between the first pull of a round and the update of its second
   std::int64_t rounds_ = 0; // LUCB1: rounds started
+  Elimination ege_;         // exponential-gap elimination
   std::int64_t t_ = 0;
   int unpulled_;
   int below_min_;
