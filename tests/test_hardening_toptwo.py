@@ -424,3 +424,13 @@ def test_hostile_pickled_state_is_refused():
         other = T.TopTwo.__new__(T.TopTwo)
         with pytest.raises(ValueError, match="state"):
             other.__setstate__(bad_state)
+
+
+@pytest.mark.parametrize("sampler", ["TaS-D", "TTTS"])
+def test_slow_sampling_rules_stop_on_sigint(sampler):
+    # Each step solves a characteristic time (TaS) or re-draws the posterior (TTTS): the episode must
+    # still notice Ctrl-C within a fraction of a second.
+    assert_interrupts(
+        "from paperkernels import toptwo as T",
+        f"T.identify([0.5, 0.499, 0.498, 0.497, 0.3, 0.2], 1e-9, sampler={sampler!r}, seed=1, max_steps=10**9)",
+    )

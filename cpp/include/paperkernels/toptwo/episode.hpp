@@ -53,6 +53,10 @@ EpisodeResult run_episode(Sampler<kind>& sampler, const Environment<kind>& env, 
     throw invalid_argument("max_steps: expected at least K * min_pulls = " + std::to_string(initial) + ", got " +
                            std::to_string(max_steps));
   EpisodeResult result;
+  // The stop token is read every 2^14 pulls, or every pull for the rules whose steps can take
+  // milliseconds (Track-and-Stop's weights, TTTS's re-sampling).
+  const auto& o = sampler.options();
+  const std::int64_t poll_mask = o.tracking != Tracking::none || o.challenger == Challenger::rs ? 0 : 0x3FFF;
   for (;;) {
     if (sampler.initialised()) {
       if (sampler.should_stop()) break;
@@ -65,7 +69,7 @@ EpisodeResult run_episode(Sampler<kind>& sampler, const Environment<kind>& env, 
     const auto x = env.draw(a, rewards);
     observe(a, x);
     sampler.update(a, x);
-    if ((sampler.t() & 0x3FFF) == 0 && token != nullptr && token->stop_requested()) {
+    if ((sampler.t() & poll_mask) == 0 && token != nullptr && token->stop_requested()) {
       result.aborted = true;
       return result;
     }
