@@ -1,0 +1,98 @@
+"""Mean stopping time and speed of the fixed-confidence baselines of paperkernels.toptwo against the
+PyPI package ``best-arm`` (0.1.1, pure Python; install it with ``pip install --no-deps best-arm``).
+
+For every algorithm both packages have, the same instance and delta are run by both; the table gives
+the mean stopping time of each with its standard error, their difference in combined standard
+errors, pulls per second (one thread; process CPU time) and the speed ratio. Definitional
+differences that move tau are named next to each row:
+
+- EB-TCI, T3C, TTTS: the same leaders, challengers and GLR threshold log((1 + log t) / delta);
+  best-arm breaks cost ties within 1e-6 at random and re-samples TTTS's challenger without a cap.
+- TaS-D: the same D-tracking and forced exploration; best-arm computes w*(mu_hat) with its own solver.
+- LUCB1: best-arm's confidence width uses the number of pulls t where the paper (and paperkernels)
+  use the round index (about t / 2), and it stops at every pull, not at round starts: its tau is
+  slightly smaller.
+- lil'UCB: best-arm's "theory" mode adjusts delta by the paper's c_eps and floors the inner log
+  differently; the stopping rule is the same.
+
+Run ``python bench/bench_toptwo_baselines.py [--runs N]`` (a few minutes at the default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import math
+import time
+
+import numpy as np
+
+from paperkernels import toptwo
+
+
+def best_arm_runner(name, mu, delta):
+    import best_arm
+    from best_arm.environment import BernoulliEnvironment
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        env = BernoulliEnvironment(len(mu), "uniform")
+    env.probs = list(mu)
+    stops = best_arm.STOPPING_CONDITION_REGISTRY
+    algos = best_arm.ALGO_REGISTRY
+    trackers = best_arm.TRACKER_REGISTRY
+    if name in ("EB-TCI", "T3C", "TTTS"):
+        leader, challenger = {"EB-TCI": ("EB", "TCI"), "T3C": ("TS", "TC"), "TTTS": ("TS", "RS")}[name]
+        make = lambda: algos["top_two"](env=env, confidence=delta, beta=0.5, leader_type=leader,
+                                        challenger_type=challenger, stopping_condition=stops["chernoff"]("practice"))
+    elif name == "TaS-D":
+        make = lambda: algos["track_and_stop"](env=env, confidence=delta, tracker=trackers["d_tracking"](len(mu)),
+                                               stopping_condition=stops["chernoff"]("practice"))
+    elif name == "LUCB1":
+        make = lambda: algos["lucb"](env=env, confidence=delta, stopping_condition=stops["lucb"](epsilon=0.0))
+    elif name == "lilUCB":
+        make = lambda: algos["lil_ucb"](env=env, confidence=delta, stopping_condition=stops["lil_ucb_original"]())
+    else:
+        raise ValueError(name)
+
+    def run(n_runs, seed):
+        np.random.seed(seed)
+        taus, wrong = [], 0
+        for _ in range(n_runs):
+            best, counts, _, _ = make().run()
+            taus.append(int(counts.sum()))
+            wrong += best != int(np.argmax(mu))
+        return np.array(taus), wrong
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20, help="runs of best-arm per algorithm")
+    args = parser.parse_args()
+    mu, delta = [0.7, 0.5, 0.4, 0.3], 0.05
+    T_star = toptwo.characteristic_time(mu).T
+    print(f"mu = {mu}, delta = {delta}, T* log(1/delta) = {T_star * math.log(1 / delta):.0f}")
+    print(f"{'algorithm':<8} {'best-arm tau':>18} {'paperkernels tau':>20} {'diff/se':>8} "
+          f"{'best-arm pulls/s':>17} {'paperkernels pulls/s':>21} {'ratio':>8}")
+    for name in ("EB-TCI", "T3C", "TTTS", "TaS-D", "LUCB1", "lilUCB"):
+        runs = max(4, args.runs // (4 if name in ("TaS-D", "LUCB1", "lilUCB") else 1))
+        runner = best_arm_runner(name, mu, delta)
+        start = time.process_time()
+        taus, wrong = runner(runs, 1)
+        theirs = time.process_time() - start
+        ours_runs = 200 if name != "TaS-D" else 40
+        start = time.process_time()
+        result = toptwo.run_many(mu, delta, ours_runs, sampler=name, seed=1, n_threads=1)
+        ours = time.process_time() - start
+        se_a = taus.std(ddof=1) / math.sqrt(len(taus))
+        diff = (taus.mean() - result.mean_tau) / math.hypot(se_a, result.se_tau)
+        speed_a = taus.sum() / theirs
+        speed_b = result.tau.sum() / max(ours, 1e-9)
+        print(f"{name:<8} {taus.mean():>10.0f} +- {se_a:>5.0f} {result.mean_tau:>12.0f} +- {result.se_tau:>5.0f} "
+              f"{diff:>8.2f} {speed_a:>17.3g} {speed_b:>21.3g} {speed_b / speed_a:>8.0f}")
+
+
+if __name__ == "__main__":
+    main()
