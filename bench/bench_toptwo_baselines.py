@@ -9,6 +9,8 @@ differences that move tau are named next to each row:
 - EB-TCI, T3C, TTTS: the same leaders, challengers and GLR threshold log((1 + log t) / delta);
   best-arm breaks cost ties within 1e-6 at random and re-samples TTTS's challenger without a cap.
 - TaS-D: the same D-tracking and forced exploration; best-arm computes w*(mu_hat) with its own solver.
+- FWS: the same iterate, r-subdifferential (r = t^-0.9 / K), forced exploration and game; best-arm
+  solves the game with scipy's HiGHS, paperkernels with its own exact simplex routine.
 - LUCB1: best-arm's confidence width uses the number of pulls t where the paper (and paperkernels)
   use the round index (about t / 2), and it stops at every pull, not at round starts: its tau is
   slightly smaller.
@@ -48,6 +50,8 @@ def best_arm_runner(name, mu, delta):
     elif name == "TaS-D":
         make = lambda: algos["track_and_stop"](env=env, confidence=delta, tracker=trackers["d_tracking"](len(mu)),
                                                stopping_condition=stops["chernoff"]("practice"))
+    elif name == "FWS":
+        make = lambda: algos["fws"](env=env, confidence=delta, stopping_condition=stops["chernoff"]("practice"))
     elif name == "LUCB1":
         make = lambda: algos["lucb"](env=env, confidence=delta, stopping_condition=stops["lucb"](epsilon=0.0))
     elif name == "lilUCB":
@@ -76,8 +80,8 @@ def main() -> None:
     print(f"mu = {mu}, delta = {delta}, T* log(1/delta) = {T_star * math.log(1 / delta):.0f}")
     print(f"{'algorithm':<8} {'best-arm tau':>18} {'paperkernels tau':>20} {'diff/se':>8} "
           f"{'best-arm pulls/s':>17} {'paperkernels pulls/s':>21} {'ratio':>8}")
-    for name in ("EB-TCI", "T3C", "TTTS", "TaS-D", "LUCB1", "lilUCB"):
-        runs = max(4, args.runs // (4 if name in ("TaS-D", "LUCB1", "lilUCB") else 1))
+    for name in ("EB-TCI", "T3C", "TTTS", "TaS-D", "FWS", "LUCB1", "lilUCB"):
+        runs = max(4, args.runs // (4 if name in ("TaS-D", "FWS", "LUCB1", "lilUCB") else 1))
         runner = best_arm_runner(name, mu, delta)
         start = time.process_time()
         taus, wrong = runner(runs, 1)

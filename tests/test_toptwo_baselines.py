@@ -292,3 +292,51 @@ def test_exponential_gap_elimination_incremental_and_pickled():
         assert s.select() == arms[i]
         s.update(int(arms[i]), float(rewards[i]))
     assert s.should_stop() and s.recommendation == ep.recommendation
+
+
+# ---- Frank-Wolfe sampling --------------------------------------------------------------------------
+
+
+def test_matrix_game_solver_against_linear_programming():
+    linprog = pytest.importorskip("scipy.optimize").linprog
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        K, J = int(rng.integers(1, 7)), int(rng.integers(1, 6))
+        M = rng.normal(size=(K, J))
+        if trial % 3 == 0:
+            M = np.round(M)  # degenerate games with ties
+        z = tt._core.toptwo_matrix_game(M)
+        assert z.shape == (K,) and np.all(z >= 0) and abs(z.sum() - 1) < 1e-12
+        # max v s.t. M^T z >= v, sum z = 1, z >= 0
+        res = linprog(np.r_[np.zeros(K), -1.0], A_ub=np.c_[-M.T, np.ones(J)], b_ub=np.zeros(J),
+                      A_eq=np.r_[np.ones(K), 0.0][None, :], b_eq=[1.0], bounds=[(0, None)] * K + [(None, None)])
+        assert (M.T @ z).min() == pytest.approx(-res.fun, abs=1e-9)
+
+
+@pytest.mark.parametrize("case", ["bernoulli", "gaussian", "gaussian-tracking", "bernoulli-forced"])
+def test_frank_wolfe_sampling_matches_reference_episode(case):
+    _check("FWS", case, seeds=[0, 1, 2])
+
+
+def test_frank_wolfe_sampling_proportions_approach_the_optimal_weights():
+    mu = [1.0, 0.6, 0.4, 0.0]
+    steps = 20_000
+    ep = tt.identify(mu, 0.1, sampler="FWS", arms="gaussian", threshold=np.full(steps + 1, np.inf), seed=5)
+    w = tt.characteristic_time(mu, arms="gaussian").weights
+    np.testing.assert_allclose(ep.N / steps, w, atol=0.04)
+
+
+def test_frank_wolfe_sampling_incremental_and_pickled():
+    mu = [0.7, 0.5, 0.45, 0.3]
+    ep = tt.identify(mu, 0.1, seed=6, record=True, sampler="FWS")
+    s = tt.TopTwo(4, delta=0.1, seed=6, sampler="FWS")
+    half = ep.tau // 2
+    for arm, reward in zip(ep.arms[:half], ep.rewards[:half]):
+        assert s.select() == arm
+        s.update(arm, reward)
+    s = pickle.loads(pickle.dumps(s))
+    for arm, reward in zip(ep.arms[half:], ep.rewards[half:]):
+        assert not s.should_stop()
+        assert s.select() == arm
+        s.update(arm, reward)
+    assert s.should_stop()

@@ -55,7 +55,7 @@ def cost(B, j, N, S, arms, sigma):
 
 
 SAMPLERS = {"EB-TCI": ("EB", "TCI"), "EB-TC": ("EB", "TC"), "TTTS": ("TS", "RS"), "T3C": ("TS", "TC"),
-            "TTUCB": ("UCB", "TC"), "uniform": None, "TaS-C": "C", "TaS-D": "D",
+            "TTUCB": ("UCB", "TC"), "uniform": None, "TaS-C": "C", "TaS-D": "D", "FWS": "FW",
             "LUCB1": "LUCB1", "lilUCB": "lilUCB"}
 MAX_RESAMPLES = 10000
 
@@ -115,6 +115,57 @@ def optimal_weights(N, S, arms, sigma):
         except ValueError:
             pass
     return [1.0 / K] * K
+
+
+def frank_wolfe(state, N, S, t, arms, sigma):
+    """One step of Frank-Wolfe sampling (Wang, Tzeng, Proutiere 2021); state["w"] is the iterate.
+    The zero-sum game is solved by the library's simplex routine (checked on its own against scipy)."""
+    from paperkernels import _core
+    from paperkernels.toptwo import kl_bernoulli
+
+    K = len(N)
+    k = float(K)
+    if state["w"] is None:
+        state["w"] = [1.0 / k] * K
+    x = state["w"]
+    step = t + 1
+    s = float(step)
+    forced = step % K == 0 and math.isqrt(step // K) ** 2 == step // K
+    mu = [S[a] / N[a] for a in range(K)]
+    if arms == "bernoulli" and any(not 0.0 < m < 1.0 for m in mu):
+        forced = True
+    z = [1.0 / k] * K
+    if not forced and mu.count(max(mu)) == 1:
+        b = max(range(K), key=lambda a: (mu[a], -a))
+
+        def d(p, q):
+            return float(kl_bernoulli(p, q)) if arms == "bernoulli" else ((p - q) * (p - q)) / (2.0 * sigma * sigma)
+
+        f, gb, gj = {}, {}, {}
+        for j in range(K):
+            if j == b:
+                continue
+            m = (x[b] * mu[b] + x[j] * mu[j]) / (x[b] + x[j])
+            gb[j], gj[j] = d(mu[b], m), d(mu[j], m)
+            f[j] = x[b] * gb[j] + x[j] * gj[j]
+        F = min(f.values())
+        r = math.pow(s, -0.9) / k
+        H = [j for j in range(K) if j != b and f[j] < F + r]
+        M = [[0.0] * len(H) for _ in range(K)]
+        for c, j in enumerate(H):
+            inner = x[b] * gb[j] + x[j] * gj[j]
+            for a in range(K):
+                M[a][c] = -inner
+            M[b][c] = gb[j] - inner
+            M[j][c] = gj[j] - inner
+        import numpy as np
+
+        z = _core.toptwo_matrix_game(np.array(M, dtype=np.float64)).tolist()
+    keep = (s - 1.0) / s
+    for a in range(K):
+        x[a] = keep * x[a] + z[a] / s
+    ratio = [x[a] / N[a] for a in range(K)]
+    return max(range(K), key=lambda a: (ratio[a], -a))
 
 
 def track(state, N, S, t, arms, sigma, tracking, weights_every):
@@ -238,6 +289,8 @@ def episode(mu, delta=0.01, *, beta=0.5, challenger=None, rule="random", arms="b
 
             if family is None:
                 arm = least
+            elif family == "FW":
+                arm = frank_wolfe(tas, N, S, t, arms, sigma)
             elif family in ("C", "D"):
                 arm = track(tas, N, S, t, arms, sigma, family, weights_every)
             elif forced_exploration and N[least] < math.sqrt(t / K):

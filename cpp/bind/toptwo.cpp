@@ -62,6 +62,8 @@ struct Config {
       options.tracking = Tracking::c;
     else if (tracking == "D")
       options.tracking = Tracking::d;
+    else if (tracking == "FW")
+      options.tracking = Tracking::fw;
     else
       throw invalid_argument("tracking: expected 'none', 'C' or 'D', got '" + tracking + "'");
     options.weights_every = weights_every;
@@ -594,6 +596,20 @@ void bind_toptwo(py::module_& m) {
       },
       py::arg("mu"), py::arg("beta"), py::arg("arms"), py::arg("sigma"),
       "(T, weights, beta, best): T*_beta for the given beta, or T* (beta optimised) when beta is NaN.");
+
+  m.def(
+      "toptwo_matrix_game",
+      [](const carray<double>& M) {
+        bind::require_ndim(M, 2, "M");
+        const int K = static_cast<int>(M.shape(0)), J = static_cast<int>(M.shape(1));
+        require(K >= 1 && J >= 1, "M: expected a non-empty matrix");
+        const std::vector<double> values(M.data(), M.data() + M.size());
+        const std::vector<double> z = solve_matrix_game(values, K, J);
+        carray<double> out(K);
+        std::copy(z.begin(), z.end(), out.mutable_data());
+        return out;
+      },
+      py::arg("M"), "Optimal row strategy of the zero-sum game max_z min_j (M^T z)_j (private).");
 
   m.def(
       "toptwo_kl_bernoulli",

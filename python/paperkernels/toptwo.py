@@ -43,6 +43,14 @@ stopping rule (step 3, with the empirical leader) and recommendation; only the a
   ``eps = 1 / (2 sqrt(K^2 + t))`` (the uniform mixture, our choice of the paper's projection onto
   ``{w_a >= eps}``) to running sums from the end of the initial round robin and pull
   ``argmax_a sum_a - N_a``. Ties go to the lowest index; ``forced_exploration`` does not apply.
+- ``"FWS"``: Frank-Wolfe sampling (Wang, Tzeng, Proutiere 2021, Algorithm 1) with the GLR stopping
+  rule. An iterate ``x`` (uniform at the first step after the round robin) moves at pull ``s = t + 1``
+  to ``((s - 1) / s) x + z / s``, and the arm ``argmax_a x_a / N_a`` is pulled. ``z`` is uniform at
+  the forced-exploration steps (``s = K m^2``, a non-unique empirical best, or a Bernoulli mean at 0
+  or 1); otherwise it is the optimal strategy of the zero-sum game ``max_z min_{j in H} <z - x,
+  grad C_j(x)>`` over the r-subdifferential ``H = {j : C_j(x) < min_k C_k(x) + r}``, ``r = s^-0.9 / K``
+  (the paper's experimental choice), with ``C_j(x) = x_b d(mu_hat_b, m_j) + x_j d(mu_hat_j, m_j)``
+  at the empirical best ``b``, solved exactly by a small simplex method.
 - ``"LUCB1"`` (Kalyanakrishnan, Tewari, Auer, Stone 2012) with its own stopping rule: rounds of two
   pulls, the empirical leader ``h`` then ``l = argmax_{j != h} mu_hat_j + b(N_j, r)`` with
   ``b(u, r) = sqrt(2 var log(5/4 K r^4 / delta) / u)`` at round ``r`` (``var`` = 1/4 for Bernoulli
@@ -139,6 +147,7 @@ SAMPLERS: Dict[str, Any] = {
     "uniform": "uniform",
     "TaS-C": "C",
     "TaS-D": "D",
+    "FWS": "FW",
     "LUCB1": "LUCB1",
     "lilUCB": "lilUCB",
     "EGE": "EGE",
@@ -332,7 +341,7 @@ def _check_options(beta: Any, challenger: Any, rule: Any, arms: Any, sigma: Any,
         sampler=sampler,
         leader=leader,
         uniform=family == "uniform",
-        tracking=family if family in ("C", "D") else "none",
+        tracking=family if family in ("C", "D", "FW") else "none",
         weights_every=as_int(weights_every, "weights_every", low=1, high=MAX_STEPS_LIMIT),
         racing=family if family in ("LUCB1", "lilUCB", "EGE") else "none",
         lil_epsilon=as_float(lil_epsilon, "lil_epsilon", low=0.0, high=1.0),
@@ -457,7 +466,8 @@ def identify(
         Arm means (in [0, 1] for Bernoulli arms), K >= 2, with a unique largest entry.
     delta : float
         Confidence parameter in (0, 1).
-    sampler : {"EB-TCI", "EB-TC", "TTTS", "T3C", "TTUCB", "uniform", "TaS-C", "TaS-D", "LUCB1", "lilUCB", "EGE"}
+    sampler : {"EB-TCI", "EB-TC", "TTTS", "T3C", "TTUCB", "uniform", "TaS-C", "TaS-D", "FWS", "LUCB1", "lilUCB",
+              "EGE"}
         Sampling rule (see "Sampling rules" in the module docstring); every rule but LUCB1, lil'UCB and
         EGE stops with the same GLR rule and recommends the empirical best arm.
     beta : float

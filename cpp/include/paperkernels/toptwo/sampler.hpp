@@ -24,6 +24,7 @@
 #include "paperkernels/common/random.hpp"
 #include "paperkernels/toptwo/arms.hpp"
 #include "paperkernels/toptwo/characteristic_time.hpp"
+#include "paperkernels/toptwo/game.hpp"
 #include "paperkernels/toptwo/tables.hpp"
 #include "paperkernels/toptwo/thresholds.hpp"
 
@@ -31,7 +32,7 @@ namespace paperkernels::toptwo {
 
 enum class Challenger { tci, tc, rs };  // rs: TTTS re-sampling (Russo 2016)
 enum class Leader { eb, ts, ucb };       // empirical best, Thompson sample, UCB index
-enum class Tracking { none, c, d };      // Track-and-Stop's C- or D-tracking
+enum class Tracking { none, c, d, fw };  // Track-and-Stop's C- or D-tracking, Frank-Wolfe sampling
 enum class Racing { none, lucb1, lil_ucb, ege };  // algorithms with their own stopping rules
 enum class Rule { random, tracking };
 enum class TieBreak { random, first };
@@ -517,6 +518,7 @@ class Sampler {
 
   // Track-and-Stop's sampling rule (Garivier and Kaufmann 2016, Section 3.1).
   int track() {
+    if (opt_.tracking == Tracking::fw) return frank_wolfe();
     if (tas_weights_left_ == 0) {
       optimal_weights();
       tas_weights_left_ = opt_.weights_every;
@@ -558,6 +560,96 @@ class Sampler {
       }
     }
     return best;
+  }
+
+  // Frank-Wolfe sampling (Wang, Tzeng, Proutiere 2021, Algorithm 1). tas_weights_ holds the iterate x
+  // (uniform at the first step, marked by tas_weights_left_ = 1); s = t + 1 is the index of this pull.
+  int frank_wolfe() {
+    const double k = static_cast<double>(K_);
+    if (tas_weights_left_ == 0) {
+      std::fill(tas_weights_.begin(), tas_weights_.end(), 1.0 / k);
+      tas_weights_left_ = 1;
+    }
+    std::vector<double>& x = tas_weights_;
+    const std::int64_t step = t_ + 1;
+    const double s = static_cast<double>(step);
+    // Forced exploration: at steps s = K m^2, while the empirical best is not unique, and while a
+    // Bernoulli mean sits at 0 or 1 (where the gradients are undefined).
+    bool forced = false;
+    if (step % K_ == 0) {
+      const auto m = static_cast<std::uint64_t>(step / K_);
+      auto r = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(m)));
+      while (r * r > m) --r;
+      while ((r + 1) * (r + 1) <= m) ++r;
+      forced = r * r == m;
+    }
+    std::vector<double> mu(static_cast<std::size_t>(K_));
+    int best = 0, ties = 1;
+    for (int a = 0; a < K_; ++a) {
+      mu[a] = mean(a);
+      if (kind == Arms::bernoulli && !(mu[a] > 0.0 && mu[a] < 1.0)) forced = true;
+      if (a > 0) {
+        if (mu[a] > mu[best]) {
+          best = a;
+          ties = 1;
+        } else if (mu[a] == mu[best]) {
+          ++ties;
+        }
+      }
+    }
+    std::vector<double> z(static_cast<std::size_t>(K_), 1.0 / k);
+    if (!forced && ties == 1) {
+      // C_j(x) = x_b d(mu_b, m_j) + x_j d(mu_j, m_j), m_j = (x_b mu_b + x_j mu_j) / (x_b + x_j); its
+      // gradient is d(mu_b, m_j) at b and d(mu_j, m_j) at j. The r-subdifferential keeps the j with
+      // C_j < min C + r, r = s^-0.9 / K.
+      const int b = best;
+      std::vector<double> f(static_cast<std::size_t>(K_), 0.0), gb(f), gj(f);
+      double F = std::numeric_limits<double>::infinity();
+      for (int j = 0; j < K_; ++j) {
+        if (j == b) continue;
+        const double m = (x[b] * mu[b] + x[j] * mu[j]) / (x[b] + x[j]);
+        gb[j] = divergence(mu[b], m);
+        gj[j] = divergence(mu[j], m);
+        f[j] = x[b] * gb[j] + x[j] * gj[j];
+        F = f[j] < F ? f[j] : F;
+      }
+      const double r = std::pow(s, -0.9) / k;
+      std::vector<int> H;
+      for (int j = 0; j < K_; ++j)
+        if (j != b && f[j] < F + r) H.push_back(j);
+      const int J = static_cast<int>(H.size());
+      std::vector<double> M(static_cast<std::size_t>(K_) * static_cast<std::size_t>(J), 0.0);
+      for (int c = 0; c < J; ++c) {
+        const int j = H[c];
+        const double inner = x[b] * gb[j] + x[j] * gj[j];
+        for (int a = 0; a < K_; ++a) M[a * J + c] = -inner;
+        M[b * J + c] = gb[j] - inner;
+        M[j * J + c] = gj[j] - inner;
+      }
+      z = solve_matrix_game(M, K_, J);
+    }
+    const double keep = (s - 1.0) / s;
+    for (int a = 0; a < K_; ++a) x[a] = keep * x[a] + z[a] / s;
+    // Pull argmax_a x_a / N_a (the arm most behind the iterate), lowest index on ties.
+    int pick = 0;
+    double top = -1.0;
+    for (int a = 0; a < K_; ++a) {
+      const double ratio = x[a] / static_cast<double>(N_[a]);
+      if (ratio > top) {
+        top = ratio;
+        pick = a;
+      }
+    }
+    return pick;
+  }
+
+  // d(p, q): the Bernoulli KL divergence, or (p - q)^2 / (2 sigma^2) for Gaussian arms.
+  double divergence(double p, double q) const {
+    if constexpr (kind == Arms::bernoulli) {
+      return kl_bernoulli(p, q);
+    } else {
+      return ((p - q) * (p - q)) / (2.0 * opt_.sigma * opt_.sigma);
+    }
   }
 
   // w*(mu_hat) by the characteristic-time solver; uniform weights while the empirical best is not
