@@ -340,3 +340,37 @@ def test_frank_wolfe_sampling_incremental_and_pickled():
         assert s.select() == arm
         s.update(arm, reward)
     assert s.should_stop()
+
+
+def test_frank_wolfe_sampling_limits_the_number_of_arms():
+    mu = np.linspace(0.0, 0.9, tt.FWS_MAX_ARMS + 1)
+    with pytest.raises(ValueError, match="FWS_MAX_ARMS"):
+        tt.identify(mu, sampler="FWS")
+    with pytest.raises(ValueError, match="FWS_MAX_ARMS"):
+        tt.TopTwo(tt.FWS_MAX_ARMS + 1, sampler="FWS")
+
+
+def test_grid_helper_passes_the_sampler_option():
+    pkd = pytest.importorskip("paperkernels.distributed")
+    pytest.importorskip("dask")
+    mu = [0.7, 0.5, 0.45]
+    cells = pkd.run_grid([mu], [0.1], 9, sampler="T3C", seed=4, chunk_size=4)
+    local = tt.run_many(mu, 0.1, 9, sampler="T3C", seed=4)
+    np.testing.assert_array_equal(cells[0].result.tau, local.tau)
+    np.testing.assert_array_equal(cells[0].result.N, local.N)
+
+
+@pytest.mark.parametrize("sampler", sorted(tt.SAMPLERS))
+def test_every_sampler_keeps_the_episode_invariants(sampler):
+    rng = np.random.default_rng(sum(map(ord, sampler)))
+    for _ in range(3):
+        K = int(rng.integers(2, 6))
+        mu = np.sort(rng.uniform(0.0, 0.6, K))
+        mu[-1] = rng.uniform(0.8, 1.0)
+        mu = rng.permutation(mu)
+        for arms in ("bernoulli", "gaussian"):
+            ep = tt.identify(mu, 0.2, sampler=sampler, arms=arms, seed=int(rng.integers(2**63)), max_steps=3_000_000,
+                             weights_every=10)
+            assert 0 <= ep.recommendation < K and ep.N.sum() == ep.tau and ep.N.min() >= 1
+            if arms == "bernoulli":
+                assert np.all((0 <= ep.S) & (ep.S <= ep.N))

@@ -165,6 +165,9 @@ MAX_ARMS = 2**31 - 1
 #: Default cap on the number of arms :func:`characteristic_time` accepts (its cost grows like K
 #: times the number of root-finding steps: about a second per 2,000 arms).
 CHARACTERISTIC_MAX_ARMS = 10_000
+#: Largest number of arms of Frank-Wolfe sampling, whose zero-sum game needs a (K + 1) x 2K tableau
+#: per step.
+FWS_MAX_ARMS = 256
 #: Bytes of sampler state per arm (counts, sums, cached costs and tracking counters).
 _STATE_BYTES_PER_ARM = 88
 
@@ -422,11 +425,20 @@ def _config(K: int, opts: Dict[str, Any], kind: str, values: Optional[np.ndarray
     )
 
 
+def _check_arm_count(K: int, opts: Dict[str, Any], name: str) -> None:
+    if opts["sampler"] == "FWS" and K > FWS_MAX_ARMS:
+        raise ValueError(
+            f"{name}: Frank-Wolfe sampling accepts at most FWS_MAX_ARMS = {FWS_MAX_ARMS} arms (its game needs a "
+            f"(K + 1) x 2K tableau per step), got {K}"
+        )
+
+
 def _simulation_setup(mu: Any, delta: Any, threshold: Any, max_steps: Any, **options: Any) -> Tuple[Any, np.ndarray, int, int]:
     """(core config, mu as an array, best arm, max_steps) for identify and run_many."""
     opts = _check_options(delta=delta, **options)
     values, best = _check_mu(mu, opts["arms"])
     K = values.shape[0]
+    _check_arm_count(K, opts, "mu")
     kind, thr, max_steps = _resolve_threshold(threshold, opts["delta"], max_steps, K * opts["min_pulls"])
     return _config(K, opts, kind, thr), values, best, max_steps
 
@@ -737,7 +749,8 @@ def plot_comparison(result: Comparison, ax: Any = None, log_scale: bool = True) 
 
 
 class TopTwo:
-    """Incremental beta-EB-TCI sampler for rewards that come from outside (A/B tests, experiments).
+    """Incremental sampler for rewards that come from outside (A/B tests, experiments): beta-EB-TCI by
+    default, or any rule of ``SAMPLERS`` (``sampler=``) with its stopping rule and recommendation.
 
     Parameters
     ----------
@@ -755,6 +768,11 @@ class TopTwo:
 
     Notes
     -----
+    A sampler pickles, deep-copies and copies (``copy.copy`` gives an independent sampler); the copy
+    continues bit-identically, cached decisions and random stream included. An update (one reward or
+    a batch) is applied entirely or not at all. Methods lock the sampler, so sharing one between
+    threads is safe.
+
     Decisions are made lazily and cached until the next :meth:`update`: the leader (and its
     tie-break draw) once per state, the arm returned by :meth:`select` once per state (with its
     uniform draw, or its tracking-counter update, made at that moment). Calling :meth:`select`,
@@ -796,6 +814,7 @@ class TopTwo:
         check_result_bytes(K * _STATE_BYTES_PER_ARM, "K", f"the state of a sampler of {K} arms", "use fewer arms")
         opts = _check_options(beta, challenger, rule, arms, sigma, delta, tie_break, forced_exploration, min_pulls,
                               sampler, ucb_alpha, weights_every, lil_epsilon, lil_beta, lil_lambda)
+        _check_arm_count(K, opts, "K")
         self._K = K
         self._options = opts
         self._threshold_fn: Optional[Callable[..., Any]] = None
