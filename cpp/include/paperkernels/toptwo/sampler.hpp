@@ -132,7 +132,10 @@ class Sampler {
         tas_cumulative_(opt_.tracking == Tracking::none ? 0 : K_, 0.0),
         unpulled_(K_),
         below_min_(K_),
-        two_sigma2_(2.0 * options.sigma * options.sigma) {}
+        two_sigma2_(2.0 * options.sigma * options.sigma),
+        special_select_(opt_.uniform || opt_.tracking != Tracking::none || opt_.racing != Racing::none ||
+                        opt_.leader != Leader::eb || opt_.challenger == Challenger::rs),
+        special_update_(opt_.racing == Racing::lucb1 || opt_.racing == Racing::ege) {}
 
   int K() const noexcept { return K_; }
   std::int64_t t() const noexcept { return t_; }
@@ -204,9 +207,7 @@ class Sampler {
   //    already reached, far more than the rounding error of the formulas).
   bool should_stop() {
     if (!initialised()) return false;
-    if (opt_.racing == Racing::lucb1) return lucb_stop();
-    if (opt_.racing == Racing::lil_ucb) return lil_stop();
-    if (opt_.racing == Racing::ege) return ege_.winner >= 0;
+    if (__builtin_expect(opt_.racing != Racing::none, 0)) return racing_stop();
     const bool monotone = opt_.threshold.non_decreasing();
     if (!evaluated_) {
       const double bound = monotone ? c_floor_ : opt_.threshold(t_);
@@ -225,38 +226,16 @@ class Sampler {
   // The arm to pull next (cached until the next update).
   int select() {
     if (selection_ >= 0) return selection_;
-    if (!initialised() || opt_.uniform) {
+    if (!initialised()) {
       selection_ = least_pulled();
       return selection_;
     }
-    if (opt_.tracking != Tracking::none) {
-      selection_ = track();
+    if (__builtin_expect(special_select_, 0)) {
+      selection_ = select_special();
       return selection_;
     }
-    if (opt_.racing == Racing::lucb1) {
-      if (pending_ >= 0) {
-        selection_ = pending_;
-        pending_ = -1;
-        return selection_;
-      }
-      const int h = leader();
-      const int l = lucb_challenger(h, rounds_ + 1);
-      ++rounds_;
-      in_round_ = true;
-      pending_ = l;
-      selection_ = h;
-      return selection_;
-    }
-    if (opt_.racing == Racing::lil_ucb) {
-      selection_ = lil_argmax();
-      return selection_;
-    }
-    if (opt_.racing == Racing::ege) {
-      if (ege_.round == 0) ege_start_round(1);
-      selection_ = ege_.winner >= 0 ? ege_.winner : ege_.list[ege_.pos];
-      return selection_;
-    }
-    const int E = leader();
+    // beta-EB-TCI / EB-TC: the hot path of the simulations.
+    const int B = leader();
     if (opt_.forced_exploration) {
       const int a = least_pulled();
       // N_a < sqrt(t / K)  <=>  N_a^2 K < t, decided in integers.
@@ -266,20 +245,70 @@ class Sampler {
         return selection_;
       }
     }
-    const int B = opt_.leader == Leader::eb ? E : opt_.leader == Leader::ts ? posterior_argmax() : ucb_argmax();
     // The challenger (hence the costs) is computed only when it is pulled.
     if (opt_.rule == Rule::random) {
-      selection_ = rng_.uniform() <= opt_.beta ? B : challenger_of(B, E);
+      selection_ = rng_.uniform() <= opt_.beta ? B : challenger();
     } else {
       ++L_[B];
       if (static_cast<double>(M_[B]) < opt_.beta * static_cast<double>(L_[B])) {
         ++M_[B];
         selection_ = B;
       } else {
-        selection_ = challenger_of(B, E);
+        selection_ = challenger();
       }
     }
     return selection_;
+  }
+
+  // Every other rule (uniform, Track-and-Stop, FWS, LUCB1, lil'UCB, EGE, Thompson or UCB leaders, TTTS
+  // re-sampling); kept out of line so that the hot path above stays small.
+  [[gnu::noinline]] int select_special() {
+    if (opt_.uniform) return least_pulled();
+    if (opt_.tracking != Tracking::none) return track();
+    if (opt_.racing == Racing::lucb1) {
+      if (pending_ >= 0) {
+        const int second = pending_;
+        pending_ = -1;
+        return second;
+      }
+      const int h = leader();
+      const int l = lucb_challenger(h, rounds_ + 1);
+      ++rounds_;
+      in_round_ = true;
+      pending_ = l;
+      return h;
+    }
+    if (opt_.racing == Racing::lil_ucb) return lil_argmax();
+    if (opt_.racing == Racing::ege) {
+      if (ege_.round == 0) ege_start_round(1);
+      return ege_.winner >= 0 ? ege_.winner : ege_.list[ege_.pos];
+    }
+    const int E = leader();
+    if (opt_.forced_exploration) {
+      const int a = least_pulled();
+      const auto n = static_cast<unsigned __int128>(N_[a]);
+      if (n * n * static_cast<unsigned>(K_) < static_cast<unsigned __int128>(t_)) return a;
+    }
+    const int B = opt_.leader == Leader::eb ? E : opt_.leader == Leader::ts ? posterior_argmax() : ucb_argmax();
+    if (opt_.rule == Rule::random) return rng_.uniform() <= opt_.beta ? B : challenger_of(B, E);
+    ++L_[B];
+    if (static_cast<double>(M_[B]) < opt_.beta * static_cast<double>(L_[B])) {
+      ++M_[B];
+      return B;
+    }
+    return challenger_of(B, E);
+  }
+
+  [[gnu::noinline]] bool racing_stop() {
+    if (opt_.racing == Racing::lucb1) return lucb_stop();
+    if (opt_.racing == Racing::lil_ucb) return lil_stop();
+    return ege_.winner >= 0;
+  }
+
+  // After an update: LUCB1's round bookkeeping and EGE's phase statistics.
+  [[gnu::noinline]] void update_special(int arm, double reward) {
+    if (in_round_ && pending_ < 0) in_round_ = false;  // LUCB1: the round's second pull is recorded
+    if (opt_.racing == Racing::ege) ege_record(arm, reward);
   }
 
   // The recommendation at stopping: the empirical leader, or the most-pulled arm for lil'UCB.
@@ -913,8 +942,7 @@ class Sampler {
     leader_ = -1;
     selection_ = -1;
     evaluated_ = false;
-    if (in_round_ && pending_ < 0) in_round_ = false;  // LUCB1: the round's second pull is recorded
-    if (opt_.racing == Racing::ege) ege_record(arm, static_cast<double>(reward));
+    if (__builtin_expect(special_update_, 0)) update_special(arm, static_cast<double>(reward));
     if (arm == w_leader_ || (dirty_ != kClean && dirty_ != arm))
       dirty_ = kAllDirty;
     else
@@ -1193,6 +1221,8 @@ class Sampler {
   int unpulled_;
   int below_min_;
   double two_sigma2_;
+  bool special_select_;  // not the EB leader with a TC/TCI challenger: select_special()
+  bool special_update_;  // LUCB1 or EGE: update_special() after each update
 
   // The maximiser set of the current state: its lowest index and its size (when known).
   bool maximisers_known_ = false;
