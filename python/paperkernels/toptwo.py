@@ -1,4 +1,6 @@
-"""Fixed-confidence best-arm identification with the beta-EB-TCI top-two sampling rule.
+"""Fixed-confidence best-arm identification with the beta-EB-TCI top-two sampling rule, and the
+baselines that papers compare it with (uniform sampling, TTTS, T3C, EB-TC, TTUCB, Track-and-Stop,
+Frank-Wolfe sampling, LUCB1, lil'UCB, exponential-gap elimination) on the same C++ episode engine.
 
 Implements the Top Two algorithm of Jourdan, Degenne, Baudry, de Heide and Kaufmann, "Top Two
 Algorithms Revisited" (NeurIPS 2022), with the Empirical-Best leader and the Transportation-Cost-
