@@ -274,10 +274,10 @@ def test_sklearn_check_estimator(params):
 
 
 def test_k_larger_than_n_features_names_n_features():
-    # check_fit2d_1feature accepts this message; k > p is bad input (as for sklearn's OMP).
+    # An explicit k > p is bad input (as for sklearn's OMP); the default k=None is min(10, p).
     X = np.random.default_rng(0).standard_normal((10, 1))
     with pytest.raises(ValueError, match="k: expected at most n_features = 1 steps, got k = 10"):
-        EnsembleForwardSelection().fit(X, X[:, 0])
+        EnsembleForwardSelection(k=10).fit(X, X[:, 0])
 
 
 def test_works_without_sklearn(tmp_path):
