@@ -200,6 +200,41 @@ def test_wrong_shapes_and_options_refused():
     bad("theta", G.degrees_of_freedom_orthogonal, np.ones((2, 2)), 1.0, 1, 1)
 
 
+class _Refuses:
+    """An array-like whose conversion fails with an error numpy does not expect."""
+
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError("cannot convert")
+
+
+def test_failing_conversions_and_masked_arrays_name_the_argument():
+    model = fit(X0, Y0)
+    template = EnsembleForwardSelection(k=1, n_estimators=2)
+    masked_X = np.ma.masked_array(X0, mask=np.zeros_like(X0, dtype=bool))
+    masked_y = np.ma.masked_array(Y0, mask=np.arange(12) == 3)
+    for hostile, error in ((_Refuses(), TypeError), (masked_X, TypeError)):
+        assert isinstance(bad("X", fit, hostile, Y0), error)
+        assert isinstance(bad("X", model.predict, hostile), error)
+        assert isinstance(bad("X", model.predict_path, hostile), error)
+        assert isinstance(bad("X", G.cross_validate_path, template, hostile, Y0, [1], cv=3), error)
+        assert isinstance(bad("X", G.degrees_of_freedom, template, hostile, Y0, 1.0, n_replicates=2), error)
+    for hostile in (_Refuses(), masked_y):
+        assert isinstance(bad("y", fit, X0, hostile), TypeError)
+        assert isinstance(bad("y", model.mse_path, X0, hostile), TypeError)
+        assert isinstance(bad("y", G.cross_validate_path, template, X0, hostile, [1], cv=3), TypeError)
+        assert isinstance(bad("mu", G.degrees_of_freedom, template, X0, hostile, 1.0, n_replicates=2), TypeError)
+        assert isinstance(bad("theta", G.degrees_of_freedom_orthogonal, hostile, 1.0, 1, 1), TypeError)
+
+
+def test_failing_conversions_and_masked_arrays_without_sklearn():
+    from paperkernels.greedy._sklearn_compat import _validate_without_sklearn
+
+    model = EnsembleForwardSelection()
+    for hostile in (_Refuses(), np.ma.masked_array(X0)):
+        bad("X", _validate_without_sklearn, model, hostile, Y0, reset=True)
+    bad("y", _validate_without_sklearn, model, X0, _Refuses(), reset=True)
+
+
 # ---- resource limits ---------------------------------------------------------------------------
 
 
