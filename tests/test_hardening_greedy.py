@@ -197,6 +197,7 @@ def test_wrong_shapes_and_options_refused():
     sklearn_refuses(model.predict, X0[:, :3])
     bad("cv", G.cross_validate_path, EnsembleForwardSelection(k=1, n_estimators=2), X0, Y0, [1], cv=1)
     bad("m_values", G.cross_validate_path, EnsembleForwardSelection(k=1, n_estimators=2), X0, Y0, [])
+    bad("m_values", G.cross_validate_path, EnsembleForwardSelection(k=1, n_estimators=2), X0, Y0, object())
     bad("theta", G.degrees_of_freedom_orthogonal, np.ones((2, 2)), 1.0, 1, 1)
 
 
@@ -247,6 +248,9 @@ def test_exploding_work_refused_up_front():
     assert "max_result_bytes" in str(bad("n_replicates", G.degrees_of_freedom_orthogonal, np.ones(3), 1.0, 1, 1,
                                          n_replicates=10**12))
     bad("n_replicates", G.degrees_of_freedom, EnsembleForwardSelection(k=1), X0, Y0, 1.0, n_replicates=10**12)
+    # k * p within the work limit, but p alone past the memory limit (7.3 TiB of zeros for k = 0).
+    assert "asymptotic_weights" in str(bad("p", G.exact_weights, 0, 1, 10**12))
+    bad("p", G.exact_weights, 1, 1, 2 * 10**8)
 
 
 def test_limits_are_configurable(monkeypatch):

@@ -1,7 +1,5 @@
 """Cross-validation over (k, m) that reuses the path: one fit per (fold, m) scores every k."""
 
-from __future__ import annotations
-
 import copy
 import numbers
 from dataclasses import dataclass
@@ -10,7 +8,7 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .._seed import as_seed
-from .._validation import as_int, plain_array
+from .._validation import as_int, plain_array, refuse_masked
 from ._design import resolve_k, resolve_m
 from ._sklearn_compat import validate
 
@@ -161,6 +159,11 @@ def cross_validate_path(
     n_samples, n_features = X.shape
     if isinstance(m_values, (str, numbers.Number)) or m_values is None:
         m_values = [m_values]
+    refuse_masked(m_values, "m_values")
+    try:
+        m_values = list(m_values)
+    except TypeError:
+        raise TypeError(f"m_values: expected a value of m or a sequence of them, got {type(m_values).__name__}") from None
     resolved = np.array([resolve_m(m, n_features) for m in m_values], dtype=np.int64)
     if resolved.size == 0:
         raise ValueError("m_values: expected at least one value of m")

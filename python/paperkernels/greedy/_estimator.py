@@ -1,7 +1,5 @@
 """EnsembleForwardSelection: a scikit-learn regressor averaging randomized forward selections."""
 
-from __future__ import annotations
-
 from typing import Optional, Union
 
 import numpy as np

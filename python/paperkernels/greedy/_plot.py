@@ -1,7 +1,5 @@
 """Weight curves: asymptotic rank weights between their logistic bounds (matplotlib optional)."""
 
-from __future__ import annotations
-
 from typing import Optional
 
 import numpy as np
