@@ -47,10 +47,11 @@ def _sklearn() -> Optional[Dict[str, Any]]:
                 from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
             except ImportError:  # scikit-learn 1.3 - 1.5
                 validate_data = None
-        except ImportError:
+        except ImportError:  # installed but broken: do without it, and do not try again
+            _SKLEARN.update(module=None)
             return None
         _SKLEARN.update(module=sklearn, NotFittedError=SkNotFittedError, validate_data=validate_data)
-    return _SKLEARN
+    return _SKLEARN if _SKLEARN["module"] is not None else None
 
 
 class NotFittedError(ValueError, AttributeError):
