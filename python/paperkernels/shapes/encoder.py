@@ -8,6 +8,7 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 
 from .. import _core
+from .._limits import check_result_bytes
 from .._validation import as_array, as_choice, as_float, as_int, as_n_threads, plain_array, realign_state
 from . import _compat
 from ._inputs import MAX_ORDER, as_masks, as_order, check_output_bytes, pack_polygons, split_polygons
@@ -121,6 +122,11 @@ class XShapeEncoder:
     compat : {"xshapeenc-0.1.2"}, optional
         Reproduce the reference package: its polar grids and resampling, its numerically
         normalised basis, its repeated joint phase (inputs "cartesian" or "polar" only).
+
+    Notes
+    -----
+    Encoders pickle (e.g. to Dask workers) and deep-copy without their cached bases, which are
+    rebuilt on first use; a restored encoder gives bit-identical codes.
     """
 
     def __init__(
@@ -292,7 +298,11 @@ class XShapeEncoder:
 
     def encode_geometry(self, shapes: Any) -> np.ndarray:
         """Geometry codes ``(B, D)`` (or ``(D,)`` for one shape): moments, frequency propagation
-        (lambda = ``freqprop``), then ``[Re z_nm, Im z_nm]`` over the half set (or ``|z_nm|``)."""
+        (lambda = ``freqprop``), then ``[Re z_nm, Im z_nm]`` over the half set (or ``|z_nm|``).
+
+        Cartesian input is a mask ``(H, W)`` or a batch ``(B, H, W)`` with values in [0, 1]; arrays
+        shaped like colour images ``(H, W, 1|3|4)`` are refused rather than read as H narrow masks.
+        """
         z = self.moments(shapes)
         single = z.ndim == 1
         return self._finish(np.atleast_2d(z), self.freqprop, single)
@@ -353,6 +363,13 @@ class XShapeEncoder:
         """The pose encoder (K windows, this encoder's sigma and mode) behind joint codes."""
         K = as_int(K, "K", low=1, high=4096)
         if K not in self._poses:
+            if self.compat is not None:  # phase_matrix integrates K x (N/2 + 1) x res values at once
+                check_result_bytes(
+                    8 * K * (self.N // 2 + 1) * self.res,
+                    "res",
+                    f"the compat trapezoid integrand of joint codes, shape (K, N/2 + 1, res) = ({K}, {self.N // 2 + 1}, {self.res})",
+                    "use a lower res or N, or shorter poses",
+                )
             try:
                 encoder = PoseEncoder(K, 0, 1, self.pose_sigma, compat=self.compat, res=self.res)
             except ValueError as exc:

@@ -211,7 +211,7 @@ def _guess_input(shapes: Any, name: str = "shapes") -> str:
         if hasattr(first, "__geo_interface__") or isinstance(first, dict):
             return "polygon"
         try:
-            arr = np.asarray(first, dtype=np.float64)
+            arr = np.asarray(first)
         except Exception:  # ragged (a list of rings), or not numbers: the polygon path says which
             return "polygon"
         if arr.ndim == 2 and arr.shape[1] != 2 and not _looks_transposed(arr):
