@@ -320,6 +320,10 @@ def test_output_limits_follow_the_shared_setting():
         bad("K, L, res", S.PoseEncoder, 3, L=8, compat=S.COMPAT_XSHAPEENC)
     with paperkernels.limits.override(max_result_bytes=8 * 10 * S_4):
         assert S.radial_table(4, np.linspace(0, 1, 10)).shape == (10, S_4)
+    with paperkernels.limits.override(max_result_bytes=2**20):  # pixel tables of a 400 x 400 grid: ~1.4 MB
+        bad("masks", S.zernike_moments, np.zeros((400, 400), dtype=np.uint8), 4, input="cartesian")
+        bad("shapes", S.XShapeEncoder(4).encode_geometry, np.zeros((400, 400), dtype=np.uint8))
+        assert S.zernike_moments(np.zeros((200, 200), dtype=np.uint8), 4, input="cartesian").shape == (S_4,)
 
 
 # ---- threads, Ctrl-C, memory -------------------------------------------------------------------
@@ -391,6 +395,12 @@ def test_basis_build_interruptible():
     # regression: a stored Cartesian basis was built without polling (~3 s here)
     setup = _SETUP + "mask = np.zeros((112, 112))"
     assert_interrupts(setup, "S.zernike_moments(mask, 120, input='cartesian', supersample=8, n_threads=1)")
+
+
+def test_large_grid_setup_interruptible():
+    # regression: listing the disk pixels of a 4096 x 4096 grid with 16 x 16 samples (~3 s) never polled
+    setup = _SETUP + "mask = np.zeros((4096, 4096), dtype=np.uint8)"
+    assert_interrupts(setup, "S.zernike_moments(mask, 4, input='cartesian', supersample=16, max_basis_bytes=0, n_threads=1)")
 
 
 def test_one_large_polar_grid_interruptible():

@@ -233,7 +233,7 @@ class XShapeEncoder:
         if key not in self._cartesian:
             supersample = 1 if synthesis else self.supersample
             self._cartesian[key] = cartesian_basis(
-                self.N, H, W, supersample, synthesis, self.max_basis_bytes, self.n_threads
+                self.N, H, W, supersample, synthesis, self.max_basis_bytes, self.n_threads, "res" if synthesis else "shapes"
             )
         return self._cartesian[key]
 

@@ -166,11 +166,25 @@ _MAX_CACHED = 8
 _MAX_CACHED_BYTES = 512 * 2**20
 
 
-def cartesian_basis(N: int, H: int, W: int, supersample: int, synthesis: bool, max_basis_bytes: float, n_threads: int):
-    """A cached C++ basis for (N, grid, purpose): the 8 most recent, within 512 MiB in all."""
+def cartesian_basis(
+    N: int, H: int, W: int, supersample: int, synthesis: bool, max_basis_bytes: float, n_threads: int, name: str = "masks"
+):
+    """A cached C++ basis for (N, grid, purpose): the 8 most recent, within 512 MiB in all.
+
+    Its pixel tables (about 11 bytes per pixel of the disk on square grids, 32 otherwise) are refused
+    up front beyond ``paperkernels.limits.max_result_bytes``; the basis itself falls back to on-the-fly
+    evaluation beyond ``max_basis_bytes``.
+    """
     key = (N, H, W, supersample, synthesis, float(max_basis_bytes))
     basis = _BASES.get(key)
     if basis is None:
+        disk_pixels = int(np.ceil(np.pi / 4 * H * W)) + 2 * (H + W)
+        check_result_bytes(
+            disk_pixels * (11 if H == W else 32),
+            name,
+            f"the pixel tables of a {H} x {W} grid",
+            "use smaller images (resample them) or split them into tiles",
+        )
         basis = _core.shapes_CartesianBasis(N, H, W, supersample, synthesis, float(max_basis_bytes), n_threads)
         _BASES[key] = basis
         stored = lambda: sum(b.basis_bytes for b in _BASES.values() if b.precomputed)  # noqa: E731
@@ -347,7 +361,7 @@ def synthesize(
     threads = as_n_threads(n_threads)
     max_basis_bytes = as_float(max_basis_bytes, "max_basis_bytes", low=0.0)
     check_output_bytes((1 if single else z.shape[0], H, W), "res", "synthesize smaller batches or at a lower res")
-    basis = cartesian_basis(N, H, W, 1, True, max_basis_bytes, threads)
+    basis = cartesian_basis(N, H, W, 1, True, max_basis_bytes, threads, name="res")
     field = basis.synthesize(np.atleast_2d(z), threads)
     if not np.all(np.isfinite(field)):
         raise ValueError("coefficients: values too large, the field overflows float64; rescale the coefficients")

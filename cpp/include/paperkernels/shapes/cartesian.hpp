@@ -53,7 +53,8 @@ class CartesianBasis {
     require(supersample >= 1 && supersample <= 16,
             "supersample: expected an integer in [1, 16], got " + std::to_string(supersample));
     S_ = half_size(N);
-    enumerate_pixels();
+    Checkpoint checkpoint(poll);  // the constructor runs on the thread that released the GIL
+    enumerate_pixels(checkpoint);
     build_groups();
     std::size_t doubles = 0;
     for (const auto& g : groups_) doubles += g.width * g.features * n_pixels();
@@ -232,12 +233,13 @@ class CartesianBasis {
     return false;
   }
 
-  void enumerate_pixels() {
+  void enumerate_pixels(Checkpoint& checkpoint) {
     const double dA = 4.0 / (static_cast<double>(H_) * W_);
     if (folded_) {
       // Centred coordinates a = 2j + 1 - W, b = W - 1 - 2i share the parity of W - 1.
       const std::int64_t start = (W_ % 2 == 0) ? 1 : 0;
-      for (std::int64_t a = start; a <= W_ - 1; a += 2)
+      for (std::int64_t a = start; a <= W_ - 1; a += 2) {
+        checkpoint.tick(static_cast<std::size_t>(a + 1) * ss_ * ss_);
         for (std::int64_t b = start; b <= a; b += 2) {
           if (!any_point_inside(a, b)) continue;
           const std::array<std::int64_t, 2> rot[4] = {{a, b}, {-b, a}, {-a, -b}, {b, -a}};
@@ -251,8 +253,10 @@ class CartesianBasis {
           centre_y_.push_back(b);
           weight_.push_back(dA * distinct / 8.0);
         }
+      }
     } else {
-      for (std::int64_t i = 0; i < H_; ++i)
+      for (std::int64_t i = 0; i < H_; ++i) {
+        checkpoint.tick(static_cast<std::size_t>(W_) * ss_ * ss_);
         for (std::int64_t j = 0; j < W_; ++j) {
           const std::int64_t a = 2 * j + 1 - W_, b = H_ - 1 - 2 * i;
           if (!any_point_inside(a, b)) continue;
@@ -261,6 +265,7 @@ class CartesianBasis {
           centre_y_.push_back(b);
           weight_.push_back(dA);
         }
+      }
     }
   }
 
