@@ -575,6 +575,20 @@ def test_colour_images_refused_by_the_encoder():
     assert enc.encode_geometry(np.zeros((5, 3, 3))).shape == (5, enc.length)  # tiny masks are masks
 
 
+def test_bad_polar_grids_refused():
+    # regression: a tuple raised AttributeError
+    values = np.zeros((8, 8))
+    good = S.polar_grid(8, 8)
+    bad("grid", S.zernike_moments, values, 4, input="polar", grid=(8, 8))
+    bad("grid.rho", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid(good.theta, good.rho * 2, good.wtheta, good.wrho))
+    bad("grid.theta", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid("abcdefgh", good.rho, good.wtheta, good.wrho))
+    bad("grid.wtheta", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid(good.theta, good.rho, good.wtheta[:7], good.wrho))
+    bad("grid.wrho", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid(good.theta, good.rho, good.wtheta, good.wrho * np.nan))
+    np.testing.assert_array_equal(
+        S.zernike_moments(values + 0.5, 4, input="polar", grid=good), S.zernike_moments(values + 0.5, 4, input="polar")
+    )
+
+
 def test_iou_threshold_range():
     # regression: threshold=2 was accepted (every pixel background)
     for value in (2.0, -0.5, 1.0 + 1e-9):

@@ -158,6 +158,17 @@ def polar_grid(n_theta: int, n_rho: int, rule: str = "midpoint") -> PolarGrid:
     return PolarGrid(theta=theta, rho=rho, wtheta=wtheta, wrho=w * rho)
 
 
+def _as_grid(grid: Any, name: str = "grid") -> PolarGrid:
+    """A PolarGrid of finite 1-d arrays with one weight per node and radii in [0, 1]."""
+    if not isinstance(grid, PolarGrid):
+        raise TypeError(f"{name}: expected a PolarGrid (see polar_grid()), got {type(grid).__name__}")
+    theta = as_array(grid.theta, f"{name}.theta", ndim=1)
+    wtheta = as_array(grid.wtheta, f"{name}.wtheta", shape=(len(theta),))
+    rho = as_array(grid.rho, f"{name}.rho", ndim=1, low=0.0, high=1.0)
+    wrho = as_array(grid.wrho, f"{name}.wrho", shape=(len(rho),))
+    return PolarGrid(theta=theta, rho=rho, wtheta=wtheta, wrho=wrho)
+
+
 # ---------------------------------------------------------------------------------------------
 # Cached bases (building one costs about as much as a few hundred shapes)
 
@@ -307,6 +318,8 @@ def zernike_moments(
         name = "grid"
         if grid is None:
             grid, name = polar_grid(values.shape[1], values.shape[2]), "masks"
+        else:
+            grid = _as_grid(grid)
         if values.shape[1:] != grid.shape:
             raise ValueError(
                 f"masks: expected polar samples of shape {grid.shape} (n_theta, n_rho), got {values.shape[1:]}"
