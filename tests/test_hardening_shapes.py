@@ -392,20 +392,20 @@ def test_gauss_legendre_nodes_interruptible():
 
 
 def test_basis_build_interruptible():
-    # regression: a stored Cartesian basis was built without polling (~3 s here)
-    setup = _SETUP + "mask = np.zeros((112, 112))"
-    assert_interrupts(setup, "S.zernike_moments(mask, 120, input='cartesian', supersample=8, n_threads=1)")
+    # regression: a stored Cartesian basis was built without polling (~3 s here, 40 MB)
+    setup = _SETUP + "mask = np.zeros((64, 64))"
+    assert_interrupts(setup, "S.zernike_moments(mask, 160, input='cartesian', supersample=16, n_threads=1)")
 
 
 def test_large_grid_setup_interruptible():
-    # regression: listing the disk pixels of a 4096 x 4096 grid with 16 x 16 samples (~3 s) never polled
-    setup = _SETUP + "mask = np.zeros((4096, 4096), dtype=np.uint8)"
+    # regression: listing the disk pixels of a 5800 x 5800 grid with 16 x 16 samples (~3 s) never polled
+    setup = _SETUP + "mask = np.zeros((5800, 5800), dtype=np.uint8)"
     assert_interrupts(setup, "S.zernike_moments(mask, 4, input='cartesian', supersample=16, max_basis_bytes=0, n_threads=1)")
 
 
 def test_one_large_polar_grid_interruptible():
-    # regression: one 2000 x 2000 grid at N = 200 (~3 s) is a single task
-    setup = _SETUP + "values = np.zeros((2000, 2000), dtype=np.uint8)"
+    # regression: one grid of 20000 angles and 400 radii at N = 200 (~3 s) is a single task
+    setup = _SETUP + "values = np.zeros((20_000, 400), dtype=np.uint8)"
     assert_interrupts(setup, "S.zernike_moments(values, 200, input='polar', n_threads=1)")
 
 
