@@ -1,120 +1,205 @@
-"""Exact joint activation-region enumeration of several networks on a box.
+"""Exact joint activation-region enumeration of several networks, on a box or on all of R^n.
 
-Regions are kept in vertex representation (each vertex with the set of constraints tight at it) and
-split by one neuron's hyperplane at a time with the double-description step; adjacency of two
-vertices is decided combinatorially (no third vertex is tight on all their common constraints), so
-everything is exact rational arithmetic without linear programming. Lower-dimensional pieces are never
-created: a neuron splits a region only when its pre-activation takes both signs at the vertices.
+Every region is a polyhedron kept in homogenised generator form: a point ``x`` is the generator
+``(x, 1)`` and a ray ``r`` (an unbounded direction) is ``(r, 0)``, so the region is the cone they
+span intersected with ``t = 1``. Each generator carries the complete set of constraints tight at it.
+A region is split by one neuron's hyperplane at a time with the double-description step; adjacency
+of two generators is decided combinatorially (no third generator is tight on all their common
+constraints), so everything is exact rational arithmetic without linear programming.
+Lower-dimensional pieces are never created: a neuron splits a region only when its pre-activation
+takes both signs on the generators.
+
+All of R^n is covered by the n + 1 pointed cones of a simplicial fan (apex 0, rays ``e_1..e_n`` and
+``-(e_1 + ... + e_n)``): every cone is a polyhedron without lines, so the generator form applies.
 """
 
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 ZERO = Fraction(0)
+ONE = Fraction(1)
+AT_INFINITY = -1  # the constraint t >= 0 of the homogenised cone: tight exactly at the rays
 
-Vertex = Tuple[Tuple[Fraction, ...], frozenset]
+Generator = Tuple[Tuple[Fraction, ...], frozenset]
 
 
 class RegionBudgetExceeded(RuntimeError):
-    pass
+    """More joint regions than the budget allows."""
 
 
-def box_vertices(lo: Sequence[Fraction], hi: Sequence[Fraction]) -> List[Vertex]:
-    n = len(lo)
-    out = []
-    for corner in itertools.product((0, 1), repeat=n):
-        point = tuple(hi[j] if c else lo[j] for j, c in enumerate(corner))
-        tight = frozenset(2 * j + c for j, c in enumerate(corner))
-        out.append((point, tight))
-    return out
+class RegionTimeLimit(RuntimeError):
+    """The time limit ran out during the enumeration."""
 
 
-def _affine_value(a: Sequence[Fraction], c: Fraction, x: Sequence[Fraction]) -> Fraction:
-    s = c
-    for ai, xi in zip(a, x):
-        if ai:
+def _value(a: Sequence[Fraction], c: Fraction, g: Sequence[Fraction]) -> Fraction:
+    """a . x + c t at the homogenised generator g = (x, t)."""
+    s = c * g[-1] if g[-1] else ZERO
+    for ai, xi in zip(a, g):
+        if ai and xi:
             s += ai * xi
     return s
 
 
-def _is_tight(cid: int, point, constraints, lo, hi) -> bool:
-    if cid < 2 * len(lo):
-        j, upper = divmod(cid, 2)
-        return point[j] == (hi[j] if upper else lo[j])
+def _tight(cid: int, g, constraints: Dict[int, Tuple[Sequence[Fraction], Fraction]]) -> bool:
+    if cid == AT_INFINITY:
+        return g[-1] == 0
     a, c = constraints[cid]
-    return _affine_value(a, c, point) == 0
+    return _value(a, c, g) == 0
 
 
-def split(vertices: List[Vertex], a, c, values: List[Fraction], new_id: int, constraints: dict,
-          lo, hi) -> Tuple[List[Vertex], List[Vertex]]:
-    """Cut a polytope by a.x + c = 0; returns the vertex lists of the >= 0 and <= 0 parts.
+def _root(generators: List[Tuple[Fraction, ...]], rows: List[Tuple[Sequence[Fraction], Fraction]],
+          counter, constraints: dict) -> List[Generator]:
+    ids = []
+    for a, c in rows:
+        cid = next(counter)
+        constraints[cid] = (tuple(a), c)
+        ids.append(cid)
+    ids.append(AT_INFINITY)
+    return [(g, frozenset(k for k in ids if _tight(k, g, constraints))) for g in generators]
 
-    Every vertex carries the complete set of constraints tight at it (needed by the adjacency test).
-    """
+
+def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction], counter, constraints: dict) -> List[List[Generator]]:
+    """The box [lo, hi] as one polytope (its 2^n vertices)."""
+    n = len(lo)
+    rows = []
+    for j in range(n):
+        e = [ZERO] * n
+        e[j] = ONE
+        rows.append((tuple(e), -lo[j]))
+        rows.append((tuple(-v for v in e), hi[j]))
+    vertices = [tuple(hi[j] if bit else lo[j] for j, bit in enumerate(corner)) + (ONE,)
+                for corner in itertools.product((0, 1), repeat=n)]
+    return [_root(vertices, rows, counter, constraints)]
+
+
+def space_roots(n: int, counter, constraints: dict) -> List[List[Generator]]:
+    """R^n as the n + 1 cones of the fan spanned by e_1..e_n and -(e_1 + ... + e_n)."""
+    def unit(j, sign=1):
+        g = [ZERO] * (n + 1)
+        g[j] = Fraction(sign)
+        return tuple(g)
+
+    apex = tuple([ZERO] * n + [ONE])
+    minus_one = tuple([Fraction(-1)] * n + [ZERO])
+    roots = [_root([apex] + [unit(j) for j in range(n)], [(unit(j)[:n], ZERO) for j in range(n)], counter, constraints)]
+    for k in range(n):  # the cone without e_k: x = sum_{i != k} l_i e_i + l (-1), l = -x_k, l_i = x_i - x_k
+        rows = [(unit(k, -1)[:n], ZERO)]
+        for i in range(n):
+            if i != k:
+                a = [ZERO] * n
+                a[i], a[k] = ONE, Fraction(-1)
+                rows.append((tuple(a), ZERO))
+        gens = [apex] + [unit(i) for i in range(n) if i != k] + [minus_one]
+        roots.append(_root(gens, rows, counter, constraints))
+    return roots
+
+
+def _normalise(g: List[Fraction]) -> Tuple[Fraction, ...]:
+    t = g[-1]
+    if t:
+        return tuple(v / t for v in g[:-1]) + (ONE,)
+    m = max(abs(v) for v in g)
+    return tuple(v / m for v in g)
+
+
+def split(gens: List[Generator], a, c, values: List[Fraction], new_id: int,
+          constraints: dict) -> Tuple[List[Generator], List[Generator]]:
+    """Cut a region by a.x + c = 0; returns the generator lists of the >= 0 and <= 0 parts."""
     constraints[new_id] = (a, c)
-    region_ids = frozenset().union(*(t for _, t in vertices)) | {new_id}
+    region_ids = frozenset().union(*(t for _, t in gens))
+    n = len(gens[0][0]) - 1
     pos = [i for i, v in enumerate(values) if v > 0]
     neg = [i for i, v in enumerate(values) if v < 0]
     zero = [i for i, v in enumerate(values) if v == 0]
-    fresh: List[Vertex] = []
-    tights = [t for _, t in vertices]
+    tights = [t for _, t in gens]
+    fresh: List[Generator] = []
     for i in pos:
         for j in neg:
             common = tights[i] & tights[j]
-            if any(k != i and k != j and common <= tights[k] for k in range(len(vertices))):
+            if len(common) < n - 1:  # adjacent extreme rays of a cone in R^{n+1} share n - 1 facets
                 continue
-            xi, xj = vertices[i][0], vertices[j][0]
-            lam = values[i] / (values[i] - values[j])
-            point = tuple(p + lam * (q - p) for p, q in zip(xi, xj))
-            tight = frozenset(k for k in region_ids if k in common or k == new_id
-                              or _is_tight(k, point, constraints, lo, hi))
+            if any(k != i and k != j and common <= tights[k] for k in range(len(gens))):
+                continue
+            gi, gj = gens[i][0], gens[j][0]
+            vi, vj = values[i], -values[j]
+            point = _normalise([vi * q + vj * p for p, q in zip(gi, gj)])
+            tight = frozenset(k for k in region_ids if k in common or _tight(k, point, constraints)) | {new_id}
             fresh.append((point, tight))
-    on = [(vertices[i][0], vertices[i][1] | {new_id}) for i in zero]
-    upper = [vertices[i] for i in pos] + on + fresh
-    lower = [vertices[i] for i in neg] + on + fresh
+    on = [(gens[i][0], gens[i][1] | {new_id}) for i in zero]
+    upper = [gens[i] for i in pos] + on + fresh
+    lower = [gens[i] for i in neg] + on + fresh
     return upper, lower
 
 
 @dataclass
 class Leaf:
-    vertices: List[Vertex]
+    generators: List[Generator]
     maps: List[Tuple[np.ndarray, np.ndarray]]  # per network: output = M x + m on the region
-    pre: List[List[Tuple[np.ndarray, Fraction, bool]]]  # per network: every neuron's (a, c, active)
+
+    @property
+    def vertices(self) -> List[Tuple[Fraction, ...]]:
+        return [g[:-1] for g, _ in self.generators if g[-1]]
+
+    @property
+    def rays(self) -> List[Tuple[Fraction, ...]]:
+        return [g[:-1] for g, _ in self.generators if not g[-1]]
+
+    def interior_point(self) -> Tuple[Fraction, ...]:
+        """The mean of the vertices plus the sum of the rays (a relative interior point)."""
+        verts, rays = self.vertices, self.rays
+        n = len(self.generators[0][0]) - 1
+        p = [sum((v[q] for v in verts), ZERO) / len(verts) for q in range(n)]
+        for r in rays:
+            p = [x + y for x, y in zip(p, r)]
+        return tuple(p)
 
 
-def enumerate_regions(layers_per_net, lo, hi, *, max_regions: int = 20000,
+def enumerate_regions(layers_per_net, lo=None, hi=None, *, n_inputs: Optional[int] = None,
+                      max_regions: int = 20000, deadline: Optional[float] = None,
                       on_leaf: Optional[Callable[[Leaf], bool]] = None) -> int:
-    """Depth-first enumeration of the joint linear regions of several networks on the box [lo, hi].
+    """Depth-first enumeration of the joint linear regions of several networks.
 
+    On the box ``[lo, hi]``, or on all of R^n (``lo = hi = None``, ``n_inputs = n``).
     ``layers_per_net``: for each network, its list of (W, b) Fraction arrays. ``on_leaf(leaf)`` is
     called for each full-dimensional region; returning True stops the enumeration. Returns the number
-    of leaves visited. Raises RegionBudgetExceeded past ``max_regions`` leaves.
+    of leaves visited. Raises RegionBudgetExceeded past ``max_regions`` leaves and RegionTimeLimit
+    once ``time.monotonic()`` passes ``deadline``.
     """
-    n0 = len(lo)
-    counter = itertools.count(2 * n0)
+    counter = itertools.count(0)
     constraints: dict = {}
+    if lo is None:
+        n0 = int(n_inputs)
+        roots = space_roots(n0, counter, constraints)
+    else:
+        n0 = len(lo)
+        roots = box_roots(lo, hi, counter, constraints)
     eye = np.empty((n0, n0), dtype=object)
     for i in range(n0):
         for j in range(n0):
             eye[i, j] = Fraction(int(i == j))
     zero_vec = np.array([ZERO] * n0, dtype=object)
     leaves = 0
-    # A task: (vertices, net index, layer index, neuron index, per-net z maps, current pre maps, acts, pre log)
+    steps = 0
     start_maps = [(eye, zero_vec.copy()) for _ in layers_per_net]
-    stack = [(box_vertices(lo, hi), 0, 0, 0, start_maps, None, [], [[] for _ in layers_per_net])]
+    # A task: (generators, net index, layer index, neuron index, per-net z maps, current pre maps, acts)
+    stack = [(root, 0, 0, 0, start_maps, None, []) for root in reversed(roots)]
     while stack:
-        vertices, n, l, j, zmaps, pre_map, acts, log = stack.pop()
+        steps += 1
+        if deadline is not None and steps % 16 == 0 and time.monotonic() > deadline:
+            raise RegionTimeLimit("time limit reached during the region enumeration")
+        gens, n, l, j, zmaps, pre_map, acts = stack.pop()
         if n == len(layers_per_net):
             leaves += 1
             if leaves > max_regions:
                 raise RegionBudgetExceeded(f"more than {max_regions} regions")
-            if on_leaf is not None and on_leaf(Leaf(vertices, zmaps, log)):
+            if on_leaf is not None and on_leaf(Leaf(gens, zmaps)):
                 return leaves
             continue
         layers = layers_per_net[n]
@@ -126,7 +211,7 @@ def enumerate_regions(layers_per_net, lo, hi, *, max_regions: int = 20000,
             if l == len(layers) - 1:  # affine output layer
                 new_maps = list(zmaps)
                 new_maps[n] = (P, p)
-                stack.append((vertices, n + 1, 0, 0, new_maps, None, [], log))
+                stack.append((gens, n + 1, 0, 0, new_maps, None, []))
                 continue
             pre_map = (P, p)
         P, p = pre_map
@@ -138,22 +223,16 @@ def enumerate_regions(layers_per_net, lo, hi, *, max_regions: int = 20000,
             z[~act] = ZERO
             new_maps = list(zmaps)
             new_maps[n] = (Z, z)
-            stack.append((vertices, n, l + 1, 0, new_maps, None, [], log))
+            stack.append((gens, n, l + 1, 0, new_maps, None, []))
             continue
-        a, c = P[j], p[j]
-        values = [_affine_value(a, c, x) for x, _ in vertices]
+        a, c = tuple(P[j]), p[j]
+        values = [_value(a, c, g) for g, _ in gens]
         if all(v >= 0 for v in values):
-            stack.append((vertices, n, l, j + 1, zmaps, pre_map, acts + [True], _logged(log, n, a, c, True)))
+            stack.append((gens, n, l, j + 1, zmaps, pre_map, acts + [True]))
         elif all(v <= 0 for v in values):
-            stack.append((vertices, n, l, j + 1, zmaps, pre_map, acts + [False], _logged(log, n, a, c, False)))
+            stack.append((gens, n, l, j + 1, zmaps, pre_map, acts + [False]))
         else:
-            upper, lower = split(vertices, a, c, values, next(counter), constraints, lo, hi)
-            stack.append((lower, n, l, j + 1, zmaps, pre_map, acts + [False], _logged(log, n, a, c, False)))
-            stack.append((upper, n, l, j + 1, zmaps, pre_map, acts + [True], _logged(log, n, a, c, True)))
+            upper, lower = split(gens, a, c, values, next(counter), constraints)
+            stack.append((lower, n, l, j + 1, zmaps, pre_map, acts + [False]))
+            stack.append((upper, n, l, j + 1, zmaps, pre_map, acts + [True]))
     return leaves
-
-
-def _logged(log, n, a, c, active):
-    out = list(log)
-    out[n] = log[n] + [(a, c, active)]
-    return out
