@@ -74,6 +74,24 @@ class Verdict:
     def __bool__(self) -> bool:
         return self.equivalent is True
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+
+        def same(x, y) -> bool:
+            if x is None or y is None:
+                return x is y
+            if isinstance(x, tuple):
+                return len(x) == len(y) and all(same(p, q) for p, q in zip(x, y))
+            return np.array_equal(np.asarray(x, dtype=object), np.asarray(y, dtype=object))
+
+        return ((self.equivalent, self.proof, self.scope, self.procedure, self.detail, self.reason)
+                == (other.equivalent, other.proof, other.scope, other.procedure, other.detail, other.reason)
+                and same(self.witness, other.witness) and same(self.outputs, other.outputs)
+                and same(self.domain, other.domain))
+
+    __hash__ = None  # type: ignore[assignment]
+
     def __str__(self) -> str:
         answer = {True: "equivalent", False: "not equivalent", None: "undecided"}[self.equivalent]
         where = "on R^n0" if self.scope == "global" else "on the box"
@@ -149,10 +167,11 @@ def inner_float_box(box) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     for l, h in zip(lo, hi):
         fl = min(max(_to_float(l), -_FLOAT_MAX), _FLOAT_MAX)
         fh = min(max(_to_float(h), -_FLOAT_MAX), _FLOAT_MAX)
-        if Fraction(fl) < l:
-            fl = float(np.nextafter(fl, np.inf))
-        if Fraction(fh) > h:
-            fh = float(np.nextafter(fh, -np.inf))
+        with np.errstate(over="ignore"):
+            if Fraction(fl) < l:
+                fl = float(np.nextafter(fl, np.inf))
+            if Fraction(fh) > h:
+                fh = float(np.nextafter(fh, -np.inf))
         if not (math.isfinite(fl) and math.isfinite(fh)) or fl > fh or Fraction(fl) < l or Fraction(fh) > h:
             return None
         lo_f.append(fl)
@@ -676,11 +695,9 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
                     return verdict(False, proc, w, "different canonical forms; witness checked exactly")
                 why = ("equality on the box is weaker than global equality" if complete else
                        f"the {method} form is not complete (equal functions can have different forms)")
-                return verdict(None, proc, detail="different canonical forms and no witness found; " + why,
-                               reason="incomplete canonical form" if not complete else "box")
+                return verdict(None, proc, detail="different canonical forms and no witness found; " + why)
         elif procedure == "canonical":
-            return verdict(None, "canonical form", detail="the networks have different depths: no common canonical form",
-                           reason="no common canonical form")
+            return verdict(None, "canonical form", detail="the networks have different depths: no common canonical form")
         if out_of_time():
             return timed_out("canonical form")
 
@@ -720,7 +737,7 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
             return verdict(None, "region enumeration",
                            detail=f"undecided: {regions_reason} (after {leaves} regions)", reason=regions_reason)
     elif box is None:
-        return verdict(None, "random points", detail="no witness found", reason="no complete procedure was run")
+        return verdict(None, "random points", detail="no witness found and no complete procedure was run")
 
     if out_of_time():
         return timed_out("milp")

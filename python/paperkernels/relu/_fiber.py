@@ -34,12 +34,12 @@ def balanced_parameters(Ws, bs):
     outW, outb, logs = [], [], []
     for l, (W, b) in enumerate(zip(Ws, bs)):
         if l < len(Ws) - 1:
-            scaled = np.ldexp(np.abs(W), e_prev[None, :])
+            scaled = np.ldexp(np.abs(W), -e_prev[None, :])
             m = np.maximum(np.max(scaled, axis=1), np.abs(b))
             e = np.where(m > 0, -np.frexp(m)[1], 0).astype(np.int64)
         else:
             e = np.zeros(W.shape[0], dtype=np.int64)
-        eW = e[:, None] + e_prev[None, :]
+        eW = e[:, None] - e_prev[None, :]
         outW.append(np.ldexp(W, eW))
         outb.append(np.ldexp(b, e))
         logs.append(np.concatenate([eW.ravel(), e]))
