@@ -117,6 +117,8 @@ def test_exhaustive_deep_1_1_1_1():
 @pytest.mark.slow
 @pytest.mark.parametrize("widths, values", [((1, 2, 1, 1), (-1, 0, 1)), ((1, 1, 1, 1), (-2, -1, 0, 1, 2)),
                                             ((1, 1, 2, 1), (-1, 0, 1))])
-def test_exhaustive_larger_families(widths, values):
+def test_exhaustive_larger_families(widths, values, request):
+    if "slow" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("minutes long: run with -m slow")
     stats = sweep(widths, values, pairs_per_group=2)
     print(widths, values, stats)

@@ -414,33 +414,22 @@ def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet):
 
 def _region_difference_point(leaf: Leaf):
     """A point of the (closed) region where the two affine maps differ, or None when they agree."""
-    (MA, mA), (MB, mB) = leaf.maps
-    DM, dm = MA - MB, mA - mB
-    if all(v == 0 for v in DM.flat) and all(v == 0 for v in dm):
+    (NA, dA), (NB, dB) = leaf.integer_maps
+    D = NA * dB - NB * dA  # (f_a - f_b) = D[:, :-1] x + D[:, -1] over dA dB > 0
+    if not any(v != 0 for v in D.flat):
         return None
 
-    def differs(x, t=ONE):
-        for o in range(DM.shape[0]):
-            s = dm[o] * t
-            for q, xq in enumerate(x):
-                if xq:
-                    s += DM[o, q] * xq
-            if s != 0:
-                return True
-        return False
+    def differs_homogeneous(g) -> bool:  # g = (x, t) with integer or Fraction entries
+        return any(sum((D[o, q] * g[q] for q in range(len(g)) if g[q]), 0) != 0 for o in range(D.shape[0]))
 
-    if not any(differs(g[:-1], g[-1]) for g, _ in leaf.generators):
+    if not any(differs_homogeneous(g) for g, _ in leaf.generators):
         return None  # the maps agree on the whole region
     p = leaf.interior_point()
     candidates = [p]
-    for g, _ in leaf.generators:
-        x = g[:-1]
-        if g[-1]:
-            candidates.append(tuple((u + v) / 2 for u, v in zip(p, x)))
-        else:
-            candidates.append(tuple(u + v for u, v in zip(p, x)))
+    candidates += [tuple((u + v) / 2 for u, v in zip(p, x)) for x in leaf.vertices]
+    candidates += [tuple(u + v for u, v in zip(p, r)) for r in leaf.rays]
     for x in candidates:
-        if differs(x):
+        if differs_homogeneous(tuple(x) + (ONE,)):
             return np.array(x, dtype=object)
     return None  # unreachable: an affine map vanishing at these points vanishes on the region
 

@@ -16,6 +16,7 @@ All of R^n is covered by the n + 1 pointed cones of a simplicial fan (apex 0, ra
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -27,7 +28,10 @@ ZERO = Fraction(0)
 ONE = Fraction(1)
 AT_INFINITY = -1  # the constraint t >= 0 of the homogenised cone: tight exactly at the rays
 
-Generator = Tuple[Tuple[Fraction, ...], frozenset]
+# Generators and constraints are integer vectors: a generator (x, t) may be scaled by any positive
+# number and a constraint a.x + c t >= 0 too, so both are kept primitive (coprime integers), and
+# every sign test is an integer dot product.
+Generator = Tuple[Tuple[int, ...], frozenset]
 
 
 class RegionBudgetExceeded(RuntimeError):
@@ -38,28 +42,48 @@ class RegionTimeLimit(RuntimeError):
     """The time limit ran out during the enumeration."""
 
 
-def _value(a: Sequence[Fraction], c: Fraction, g: Sequence[Fraction]) -> Fraction:
-    """a . x + c t at the homogenised generator g = (x, t)."""
-    s = c * g[-1] if g[-1] else ZERO
-    for ai, xi in zip(a, g):
+def _primitive(v: Sequence[int]) -> Tuple[int, ...]:
+    g = 0
+    for x in v:
+        g = math.gcd(g, x)
+    return tuple(x // g for x in v) if g > 1 else tuple(v)
+
+
+def integer_row(a: Sequence[Fraction], c: Fraction) -> Tuple[int, ...]:
+    """The constraint a.x + c >= 0 as a primitive integer vector (a, c) (a positive multiple)."""
+    d = 1
+    for v in list(a) + [c]:
+        d = math.lcm(d, Fraction(v).denominator)
+    return _primitive([int(Fraction(v) * d) for v in list(a) + [c]])
+
+
+def integer_point(x: Sequence[Fraction]) -> Tuple[int, ...]:
+    """The homogenised generator (x, 1) of a point as a primitive integer vector."""
+    d = 1
+    for v in x:
+        d = math.lcm(d, Fraction(v).denominator)
+    return _primitive([int(Fraction(v) * d) for v in x] + [d])
+
+
+def _value(row: Sequence[int], g: Sequence[int]) -> int:
+    s = 0
+    for ai, xi in zip(row, g):
         if ai and xi:
             s += ai * xi
     return s
 
 
-def _tight(cid: int, g, constraints: Dict[int, Tuple[Sequence[Fraction], Fraction]]) -> bool:
+def _tight(cid: int, g, constraints: Dict[int, Tuple[int, ...]]) -> bool:
     if cid == AT_INFINITY:
         return g[-1] == 0
-    a, c = constraints[cid]
-    return _value(a, c, g) == 0
+    return _value(constraints[cid], g) == 0
 
 
-def _root(generators: List[Tuple[Fraction, ...]], rows: List[Tuple[Sequence[Fraction], Fraction]],
-          counter, constraints: dict) -> List[Generator]:
+def _root(generators, rows, counter, constraints: dict) -> List[Generator]:
     ids = []
-    for a, c in rows:
+    for row in rows:
         cid = next(counter)
-        constraints[cid] = (tuple(a), c)
+        constraints[cid] = row
         ids.append(cid)
     ids.append(AT_INFINITY)
     return [(g, frozenset(k for k in ids if _tight(k, g, constraints))) for g in generators]
@@ -72,9 +96,9 @@ def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction], counter, constrain
     for j in range(n):
         e = [ZERO] * n
         e[j] = ONE
-        rows.append((tuple(e), -lo[j]))
-        rows.append((tuple(-v for v in e), hi[j]))
-    vertices = [tuple(hi[j] if bit else lo[j] for j, bit in enumerate(corner)) + (ONE,)
+        rows.append(integer_row(e, -Fraction(lo[j])))
+        rows.append(integer_row([-v for v in e], Fraction(hi[j])))
+    vertices = [integer_point([hi[j] if bit else lo[j] for j, bit in enumerate(corner)])
                 for corner in itertools.product((0, 1), repeat=n)]
     return [_root(vertices, rows, counter, constraints)]
 
@@ -82,37 +106,30 @@ def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction], counter, constrain
 def space_roots(n: int, counter, constraints: dict) -> List[List[Generator]]:
     """R^n as the n + 1 cones of the fan spanned by e_1..e_n and -(e_1 + ... + e_n)."""
     def unit(j, sign=1):
-        g = [ZERO] * (n + 1)
-        g[j] = Fraction(sign)
+        g = [0] * (n + 1)
+        g[j] = sign
         return tuple(g)
 
-    apex = tuple([ZERO] * n + [ONE])
-    minus_one = tuple([Fraction(-1)] * n + [ZERO])
-    roots = [_root([apex] + [unit(j) for j in range(n)], [(unit(j)[:n], ZERO) for j in range(n)], counter, constraints)]
+    apex = tuple([0] * n + [1])
+    minus_one = tuple([-1] * n + [0])
+    roots = [_root([apex] + [unit(j) for j in range(n)], [unit(j) for j in range(n)], counter, constraints)]
     for k in range(n):  # the cone without e_k: x = sum_{i != k} l_i e_i + l (-1), l = -x_k, l_i = x_i - x_k
-        rows = [(unit(k, -1)[:n], ZERO)]
+        rows = [unit(k, -1)]
         for i in range(n):
             if i != k:
-                a = [ZERO] * n
-                a[i], a[k] = ONE, Fraction(-1)
-                rows.append((tuple(a), ZERO))
+                a = [0] * (n + 1)
+                a[i], a[k] = 1, -1
+                rows.append(tuple(a))
         gens = [apex] + [unit(i) for i in range(n) if i != k] + [minus_one]
         roots.append(_root(gens, rows, counter, constraints))
     return roots
 
 
-def _normalise(g: List[Fraction]) -> Tuple[Fraction, ...]:
-    t = g[-1]
-    if t:
-        return tuple(v / t for v in g[:-1]) + (ONE,)
-    m = max(abs(v) for v in g)
-    return tuple(v / m for v in g)
-
-
-def split(gens: List[Generator], a, c, values: List[Fraction], new_id: int,
+def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], new_id: int,
           constraints: dict) -> Tuple[List[Generator], List[Generator]]:
-    """Cut a region by a.x + c = 0; returns the generator lists of the >= 0 and <= 0 parts."""
-    constraints[new_id] = (a, c)
+    """Cut a region by the hyperplane ``row`` . (x, 1) = 0; returns the generator lists of the >= 0
+    and <= 0 parts."""
+    constraints[new_id] = row
     region_ids = frozenset().union(*(t for _, t in gens))
     n = len(gens[0][0]) - 1
     pos = [i for i, v in enumerate(values) if v > 0]
@@ -129,7 +146,7 @@ def split(gens: List[Generator], a, c, values: List[Fraction], new_id: int,
                 continue
             gi, gj = gens[i][0], gens[j][0]
             vi, vj = values[i], -values[j]
-            point = _normalise([vi * q + vj * p for p, q in zip(gi, gj)])
+            point = _primitive([vi * q + vj * p for p, q in zip(gi, gj)])
             tight = frozenset(k for k in region_ids if k in common or _tight(k, point, constraints)) | {new_id}
             fresh.append((point, tight))
     on = [(gens[i][0], gens[i][1] | {new_id}) for i in zero]
@@ -141,15 +158,26 @@ def split(gens: List[Generator], a, c, values: List[Fraction], new_id: int,
 @dataclass
 class Leaf:
     generators: List[Generator]
-    maps: List[Tuple[np.ndarray, np.ndarray]]  # per network: output = M x + m on the region
+    integer_maps: List[Tuple[np.ndarray, int]]  # per network: output = N[:, :-1] x + N[:, -1], over den
+
+    @property
+    def maps(self) -> List[Tuple[np.ndarray, np.ndarray]]:
+        """Per network, (M, m) with output = M x + m on the region (object arrays of Fractions)."""
+        out = []
+        for N, den in self.integer_maps:
+            F = np.empty(N.shape, dtype=object)
+            for idx, v in np.ndenumerate(N):
+                F[idx] = Fraction(v, den)
+            out.append((F[:, :-1], F[:, -1]))
+        return out
 
     @property
     def vertices(self) -> List[Tuple[Fraction, ...]]:
-        return [g[:-1] for g, _ in self.generators if g[-1]]
+        return [tuple(Fraction(v, g[-1]) for v in g[:-1]) for g, _ in self.generators if g[-1]]
 
     @property
     def rays(self) -> List[Tuple[Fraction, ...]]:
-        return [g[:-1] for g, _ in self.generators if not g[-1]]
+        return [tuple(Fraction(v) for v in g[:-1]) for g, _ in self.generators if not g[-1]]
 
     def interior_point(self) -> Tuple[Fraction, ...]:
         """The mean of the vertices plus the sum of the rays (a relative interior point)."""
@@ -159,6 +187,42 @@ class Leaf:
         for r in rays:
             p = [x + y for x, y in zip(p, r)]
         return tuple(p)
+
+
+def _integer_layers(layers):
+    """Each (W, b) of Fractions as (N, d, B, e) with W = N / d and b = B / e (Python-int object arrays)."""
+    out = []
+    for W, b in layers:
+        parts = []
+        for a in (W, b):
+            d = 1
+            for v in a.flat:
+                d = math.lcm(d, Fraction(v).denominator)
+            N = np.empty(a.shape, dtype=object)
+            for idx, v in np.ndenumerate(a):
+                v = Fraction(v)
+                N[idx] = v.numerator * (d // v.denominator)
+            parts += [N, d]
+        out.append(tuple(parts))
+    return out
+
+
+def _compose(layer, A: np.ndarray, den: int) -> Tuple[np.ndarray, int]:
+    """Pre-activations W (A / den)[:, :-1] x + W (A / den)[:, -1] + b as an integer augmented matrix
+    over one denominator (both reduced by their gcd)."""
+    N, d, B, e = layer
+    P = np.dot(N, A) * e
+    P[:, -1] = P[:, -1] + B * (d * den)
+    new_den = d * den * e
+    g = new_den
+    for v in P.flat:
+        if g == 1:
+            break
+        g = math.gcd(g, v)
+    if g > 1:
+        P = P // g
+        new_den //= g
+    return P, new_den
 
 
 def enumerate_regions(layers_per_net, lo=None, hi=None, *, n_inputs: Optional[int] = None,
@@ -180,59 +244,54 @@ def enumerate_regions(layers_per_net, lo=None, hi=None, *, n_inputs: Optional[in
     else:
         n0 = len(lo)
         roots = box_roots(lo, hi, counter, constraints)
-    eye = np.empty((n0, n0), dtype=object)
+    int_layers = [_integer_layers(layers) for layers in layers_per_net]
+    identity = np.zeros((n0, n0 + 1), dtype=object)
     for i in range(n0):
-        for j in range(n0):
-            eye[i, j] = Fraction(int(i == j))
-    zero_vec = np.array([ZERO] * n0, dtype=object)
+        identity[i, i] = 1
     leaves = 0
     steps = 0
-    start_maps = [(eye, zero_vec.copy()) for _ in layers_per_net]
-    # A task: (generators, net index, layer index, neuron index, per-net z maps, current pre maps, acts)
+    start_maps = [(identity, 1) for _ in layers_per_net]
+    # A task: (generators, net index, layer index, neuron index, per-net z maps, current pre map, acts)
     stack = [(root, 0, 0, 0, start_maps, None, []) for root in reversed(roots)]
     while stack:
         steps += 1
         if deadline is not None and steps % 16 == 0 and time.monotonic() > deadline:
             raise RegionTimeLimit("time limit reached during the region enumeration")
         gens, n, l, j, zmaps, pre_map, acts = stack.pop()
-        if n == len(layers_per_net):
+        if n == len(int_layers):
             leaves += 1
             if leaves > max_regions:
                 raise RegionBudgetExceeded(f"more than {max_regions} regions")
             if on_leaf is not None and on_leaf(Leaf(gens, zmaps)):
                 return leaves
             continue
-        layers = layers_per_net[n]
-        M, m = zmaps[n]
+        layers = int_layers[n]
         if pre_map is None:
-            W, b = layers[l]
-            P = np.dot(W, M)
-            p = np.dot(W, m) + b
+            P, den = _compose(layers[l], *zmaps[n])
             if l == len(layers) - 1:  # affine output layer
                 new_maps = list(zmaps)
-                new_maps[n] = (P, p)
+                new_maps[n] = (P, den)
                 stack.append((gens, n + 1, 0, 0, new_maps, None, []))
                 continue
-            pre_map = (P, p)
-        P, p = pre_map
+            pre_map = (P, den)
+        P, den = pre_map
         if j == P.shape[0]:
-            act = np.array(acts, dtype=bool)
             Z = P.copy()
-            z = p.copy()
-            Z[~act] = ZERO
-            z[~act] = ZERO
+            for q, active in enumerate(acts):
+                if not active:
+                    Z[q] = 0
             new_maps = list(zmaps)
-            new_maps[n] = (Z, z)
+            new_maps[n] = (Z, den)
             stack.append((gens, n, l + 1, 0, new_maps, None, []))
             continue
-        a, c = tuple(P[j]), p[j]
-        values = [_value(a, c, g) for g, _ in gens]
+        row = _primitive(list(P[j])) if any(P[j]) else tuple(P[j])
+        values = [_value(row, g) for g, _ in gens]
         if all(v >= 0 for v in values):
             stack.append((gens, n, l, j + 1, zmaps, pre_map, acts + [True]))
         elif all(v <= 0 for v in values):
             stack.append((gens, n, l, j + 1, zmaps, pre_map, acts + [False]))
         else:
-            upper, lower = split(gens, a, c, values, next(counter), constraints)
+            upper, lower = split(gens, row, values, next(counter), constraints)
             stack.append((lower, n, l, j + 1, zmaps, pre_map, acts + [False]))
             stack.append((upper, n, l, j + 1, zmaps, pre_map, acts + [True]))
     return leaves
