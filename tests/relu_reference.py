@@ -215,3 +215,22 @@ def function_key_1d(weights, biases):
 def net_function_key_1d(net):
     Ws, bs = net_lists(net)
     return function_key_1d(Ws, bs)
+
+
+def ridge_function_key(weights, biases):
+    """Exact canonical key of the function of a network with ONE first-layer neuron (any n0):
+    f(x) = h(w . x + b) is a ridge function. With s = |first nonzero entry of w| and sigma its sign,
+    f(x) = g(v) with v = (sigma / s) w . x (first nonzero coefficient +1) and g(v) = h(sigma s v + b),
+    a one-input network whose function key is exact; a constant f is keyed by its value."""
+    w = [Fraction(v) for v in weights[0][0]]
+    b = Fraction(biases[0][0])
+    rest_W, rest_b = weights[1:], biases[1:]
+    first = next((v for v in w if v != 0), None)
+    if first is None:
+        out = _pre_activations_1d([[[0]]] + list(rest_W), [[b]] + list(rest_b), 0)[-1]
+        return ("constant", tuple(out))
+    s, sigma = abs(first), (1 if first > 0 else -1)
+    key = function_key_1d([[[sigma * s]]] + list(rest_W), [[b]] + list(rest_b))
+    if key[0] == "affine" and all(v == 0 for v in key[2]):
+        return ("constant", key[1])
+    return ("ridge", tuple(v * sigma / s for v in w), key)

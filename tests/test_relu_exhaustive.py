@@ -3,7 +3,8 @@ architectures with parameters in a small integer set.
 
 Networks are grouped by their exact function with an independent description
 (``relu_reference.function_key_1d``: true breakpoints, their values and the slopes at +-inf, found
-with plain-Python Fractions). Every verdict must agree with the grouping (True for equal functions,
+with plain-Python Fractions; for two inputs and one first-layer neuron, ``ridge_function_key``: the
+normalised direction and the key of the one-dimensional profile). Every verdict must agree with the grouping (True for equal functions,
 False with a witness at which the independent evaluator sees different outputs), and equal canonical
 forms must imply equal functions.
 """
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 from paperkernels.relu import ReLUNet, canonical_form, equivalent
-from relu_reference import function_key_1d, reference_eval
+from relu_reference import function_key_1d, reference_eval, ridge_function_key
 
 
 def all_networks(widths, values):
@@ -47,7 +48,8 @@ def sweep(widths, values, *, pairs_per_group=3, seed=0):
     nets, lists = [], []
     groups = defaultdict(list)
     for Ws, bs in all_networks(widths, values):
-        key = function_key_1d([W.tolist() for W in Ws], [b.tolist() for b in bs])
+        key_of = function_key_1d if widths[0] == 1 else ridge_function_key
+        key = key_of([W.tolist() for W in Ws], [b.tolist() for b in bs])
         groups[key].append(len(nets))
         nets.append(ReLUNet(Ws, bs))
         lists.append(([W.tolist() for W in Ws], [b.tolist() for b in bs]))
@@ -114,9 +116,16 @@ def test_exhaustive_deep_1_1_1_1():
     print(stats)
 
 
+def test_exhaustive_two_inputs_2_1_1_1():
+    # one first-layer neuron: ridge functions, keyed exactly by their direction and 1-d profile
+    stats = sweep((2, 1, 1, 1), (-1, 0, 1), pairs_per_group=2)
+    assert stats["networks"] == 3**7 and stats["checked"]["different"] > 0
+    print(stats)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("widths, values", [((1, 2, 1, 1), (-1, 0, 1)), ((1, 1, 1, 1), (-2, -1, 0, 1, 2)),
-                                            ((1, 1, 2, 1), (-1, 0, 1))])
+                                            ((1, 1, 2, 1), (-1, 0, 1)), ((2, 1, 2, 1), (-1, 0, 1))])
 def test_exhaustive_larger_families(widths, values, request):
     if "slow" not in (request.config.getoption("markexpr") or ""):
         pytest.skip("minutes long: run with -m slow")
