@@ -103,8 +103,9 @@ def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction], counter, constrain
     return [_root(vertices, rows, counter, constraints)]
 
 
-def space_roots(n: int, counter, constraints: dict) -> List[List[Generator]]:
-    """R^n as the n + 1 cones of the fan spanned by e_1..e_n and -(e_1 + ... + e_n)."""
+def space_roots(n: int, counter, constraints: dict):
+    """R^n as the n + 1 cones of the fan spanned by e_1..e_n and -(e_1 + ... + e_n), built lazily
+    (one callable per cone) with their tight sets written down directly (O(n^2) per cone)."""
     def unit(j, sign=1):
         g = [0] * (n + 1)
         g[j] = sign
@@ -112,21 +113,39 @@ def space_roots(n: int, counter, constraints: dict) -> List[List[Generator]]:
 
     apex = tuple([0] * n + [1])
     minus_one = tuple([-1] * n + [0])
-    roots = [_root([apex] + [unit(j) for j in range(n)], [unit(j) for j in range(n)], counter, constraints)]
-    for k in range(n):  # the cone without e_k: x = sum_{i != k} l_i e_i + l (-1), l = -x_k, l_i = x_i - x_k
-        rows = [unit(k, -1)]
+
+    def orthant():
+        ids = []
+        for j in range(n):
+            cid = next(counter)
+            constraints[cid] = unit(j)  # x_j >= 0
+            ids.append(cid)
+        every = frozenset(ids)
+        return [(apex, every)] + [(unit(j), (every - {ids[j]}) | {AT_INFINITY}) for j in range(n)]
+
+    def cone(k):  # without e_k: x = sum_{i != k} l_i e_i + l (-1), l = -x_k, l_i = x_i - x_k
+        ids = {}
+        cid = next(counter)
+        constraints[cid] = unit(k, -1)  # -x_k >= 0
+        ids[k] = cid
         for i in range(n):
             if i != k:
                 a = [0] * (n + 1)
                 a[i], a[k] = 1, -1
-                rows.append(tuple(a))
-        gens = [apex] + [unit(i) for i in range(n) if i != k] + [minus_one]
-        roots.append(_root(gens, rows, counter, constraints))
-    return roots
+                cid = next(counter)
+                constraints[cid] = tuple(a)  # x_i - x_k >= 0
+                ids[i] = cid
+        every = frozenset(ids.values())
+        gens = [(apex, every)]
+        gens += [(unit(i), (every - {ids[i]}) | {AT_INFINITY}) for i in range(n) if i != k]
+        gens.append((minus_one, (every - {ids[k]}) | {AT_INFINITY}))
+        return gens
+
+    return [orthant] + [lambda k=k: cone(k) for k in range(n)]
 
 
 def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], new_id: int,
-          constraints: dict) -> Tuple[List[Generator], List[Generator]]:
+          constraints: dict, deadline: Optional[float] = None) -> Tuple[List[Generator], List[Generator]]:
     """Cut a region by the hyperplane ``row`` . (x, 1) = 0; returns the generator lists of the >= 0
     and <= 0 parts."""
     constraints[new_id] = row
@@ -138,6 +157,8 @@ def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], new_id
     tights = [t for _, t in gens]
     fresh: List[Generator] = []
     for i in pos:
+        if deadline is not None and time.monotonic() > deadline:
+            raise RegionTimeLimit("time limit reached during the region enumeration")
         for j in neg:
             common = tights[i] & tights[j]
             if len(common) < n - 1:  # adjacent extreme rays of a cone in R^{n+1} share n - 1 facets
@@ -258,6 +279,8 @@ def enumerate_regions(layers_per_net, lo=None, hi=None, *, n_inputs: Optional[in
         if deadline is not None and steps % 16 == 0 and time.monotonic() > deadline:
             raise RegionTimeLimit("time limit reached during the region enumeration")
         gens, n, l, j, zmaps, pre_map, acts = stack.pop()
+        if callable(gens):  # a cone of the fan, built when first visited
+            gens = gens()
         if n == len(int_layers):
             leaves += 1
             if leaves > max_regions:
@@ -291,7 +314,7 @@ def enumerate_regions(layers_per_net, lo=None, hi=None, *, n_inputs: Optional[in
         elif all(v <= 0 for v in values):
             stack.append((gens, n, l, j + 1, zmaps, pre_map, acts + [False]))
         else:
-            upper, lower = split(gens, row, values, next(counter), constraints)
+            upper, lower = split(gens, row, values, next(counter), constraints, deadline)
             stack.append((lower, n, l, j + 1, zmaps, pre_map, acts + [False]))
             stack.append((upper, n, l, j + 1, zmaps, pre_map, acts + [True]))
     return leaves
