@@ -428,3 +428,19 @@ def test_exact_canonical_form_of_a_big_net_answers_sigint():
         """,
         "canonical_form(net, exact=True)",
     )
+
+
+def test_one_hidden_layer_comparison_in_cpp_answers_sigint():
+    assert_interrupts(
+        """
+        import numpy as np
+        from paperkernels.relu import ReLUNet, equivalent
+        rng = np.random.default_rng(0)
+        m = 400_000
+        W, b, c = rng.standard_normal((m, 4)), rng.standard_normal(m), rng.standard_normal((1, m))
+        a = ReLUNet([W, c], [b, np.zeros(1)])
+        p = rng.permutation(m)
+        twin = ReLUNet([W[p], c[:, p]], [b[p], np.zeros(1)])
+        """,
+        "equivalent(a, twin)",
+    )

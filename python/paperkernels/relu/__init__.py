@@ -24,7 +24,7 @@ from __future__ import annotations
 from . import moves
 from ._canonical import CanonicalForm, canonical_form_exact, choose_method, is_bottleneck
 from ._conservation import conservation_laws, gd_drift, local_conservation_laws, neuron_gradients
-from ._equivalence import Verdict, equivalent
+from ._equivalence import Verdict, _interrupts_intact, equivalent
 from ._fiber import FiberDescription, fiber_description, functional_dimension
 from ._net import ReLUNet
 from .._validation import as_choice
@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 
+@_interrupts_intact
 def canonical_form(net: ReLUNet, method: str = "auto", *, exact: bool = False) -> CanonicalForm:
     """Canonical form of a network's parameters.
 
