@@ -211,6 +211,13 @@ def test_rational_parameters_beyond_float64():
     with pytest.raises(ValueError, match="net: a parameter lies beyond the float64 range"):
         big(np.ones(1))
     assert big.evaluate([1], exact=True)[0] == 10**400
+    with pytest.raises(ValueError, match="^net"):
+        R.neuron_gradients(big, np.ones((2, 1)), np.ones((2, 1)))
+    with pytest.raises(ValueError, match="^self"):
+        big.to_float()
+    huge = ReLUNet([np.full((2, 2), 1e308), np.full((1, 2), 1e308)], [np.zeros(2), np.zeros(1)])
+    with pytest.raises(ValueError, match="^net: the loss or its gradient overflows"):
+        R.neuron_gradients(huge, np.ones((2, 2)), np.ones((2, 1)))
 
 
 def test_one_hidden_layer_witness_at_extreme_magnitudes_is_immediate():
