@@ -26,12 +26,15 @@ import numpy as np
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
-AT_INFINITY = -1  # the constraint t >= 0 of the homogenised cone: tight exactly at the rays
+AT_INFINITY = 1  # bit 0: the constraint t >= 0 of the homogenised cone, tight exactly at the rays
 
 # Generators and constraints are integer vectors: a generator (x, t) may be scaled by any positive
 # number and a constraint a.x + c t >= 0 too, so both are kept primitive (coprime integers), and
-# every sign test is an integer dot product.
-Generator = Tuple[Tuple[int, ...], frozenset]
+# every sign test is an integer dot product. The constraints tight at a generator are a bitmask
+# (Python int): bit 0 is t >= 0, then the region's root constraints, then one bit per neuron (a
+# neuron splits a region at most once along a path, so the bit is unique on the path; the rows of
+# a path's constraints travel with its regions).
+Generator = Tuple[Tuple[int, ...], int]
 
 
 class RegionBudgetExceeded(RuntimeError):
@@ -73,39 +76,28 @@ def _value(row: Sequence[int], g: Sequence[int]) -> int:
     return s
 
 
-def _tight(cid: int, g, constraints: Dict[int, Tuple[int, ...]]) -> bool:
-    if cid == AT_INFINITY:
-        return g[-1] == 0
-    return _value(constraints[cid], g) == 0
-
-
-def _root(generators, rows, counter, constraints: dict) -> List[Generator]:
-    ids = []
-    for row in rows:
-        cid = next(counter)
-        constraints[cid] = row
-        ids.append(cid)
-    ids.append(AT_INFINITY)
-    return [(g, frozenset(k for k in ids if _tight(k, g, constraints))) for g in generators]
-
-
-def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction], counter, constraints: dict) -> List[List[Generator]]:
-    """The box [lo, hi] as one polytope (its 2^n vertices)."""
+def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction]):
+    """The box [lo, hi] as one polytope (its 2^n vertices): [(generators, rows)], rows by bit."""
     n = len(lo)
-    rows = []
+    rows = {}
     for j in range(n):
         e = [ZERO] * n
         e[j] = ONE
-        rows.append(integer_row(e, -Fraction(lo[j])))
-        rows.append(integer_row([-v for v in e], Fraction(hi[j])))
-    vertices = [integer_point([hi[j] if bit else lo[j] for j, bit in enumerate(corner)])
-                for corner in itertools.product((0, 1), repeat=n)]
-    return [_root(vertices, rows, counter, constraints)]
+        rows[1 << (1 + 2 * j)] = integer_row(e, -Fraction(lo[j]))
+        rows[1 << (2 + 2 * j)] = integer_row([-v for v in e], Fraction(hi[j]))
+    gens = []
+    for corner in itertools.product((0, 1), repeat=n):
+        g = integer_point([hi[j] if bit else lo[j] for j, bit in enumerate(corner)])
+        mask = 0
+        for j, bit in enumerate(corner):
+            mask |= 1 << (2 + 2 * j) if bit else 1 << (1 + 2 * j)
+        gens.append((g, mask))
+    return [lambda: (gens, rows)], 2 * n
 
 
-def space_roots(n: int, counter, constraints: dict):
+def space_roots(n: int):
     """R^n as the n + 1 cones of the fan spanned by e_1..e_n and -(e_1 + ... + e_n), built lazily
-    (one callable per cone) with their tight sets written down directly (O(n^2) per cone)."""
+    (one callable per cone) with their tight sets written down directly."""
     def unit(j, sign=1):
         g = [0] * (n + 1)
         g[j] = sign
@@ -113,43 +105,36 @@ def space_roots(n: int, counter, constraints: dict):
 
     apex = tuple([0] * n + [1])
     minus_one = tuple([-1] * n + [0])
+    every = sum(1 << (1 + i) for i in range(n))
 
     def orthant():
-        ids = []
-        for j in range(n):
-            cid = next(counter)
-            constraints[cid] = unit(j)  # x_j >= 0
-            ids.append(cid)
-        every = frozenset(ids)
-        return [(apex, every)] + [(unit(j), (every - {ids[j]}) | {AT_INFINITY}) for j in range(n)]
+        rows = {1 << (1 + j): unit(j) for j in range(n)}  # x_j >= 0
+        return [(apex, every)] + [(unit(j), (every & ~(1 << (1 + j))) | AT_INFINITY) for j in range(n)], rows
 
     def cone(k):  # without e_k: x = sum_{i != k} l_i e_i + l (-1), l = -x_k, l_i = x_i - x_k
-        ids = {}
-        cid = next(counter)
-        constraints[cid] = unit(k, -1)  # -x_k >= 0
-        ids[k] = cid
+        rows = {1 << (1 + k): unit(k, -1)}  # -x_k >= 0
         for i in range(n):
             if i != k:
                 a = [0] * (n + 1)
                 a[i], a[k] = 1, -1
-                cid = next(counter)
-                constraints[cid] = tuple(a)  # x_i - x_k >= 0
-                ids[i] = cid
-        every = frozenset(ids.values())
+                rows[1 << (1 + i)] = tuple(a)  # x_i - x_k >= 0
         gens = [(apex, every)]
-        gens += [(unit(i), (every - {ids[i]}) | {AT_INFINITY}) for i in range(n) if i != k]
-        gens.append((minus_one, (every - {ids[k]}) | {AT_INFINITY}))
-        return gens
+        gens += [(unit(i), (every & ~(1 << (1 + i))) | AT_INFINITY) for i in range(n) if i != k]
+        gens.append((minus_one, (every & ~(1 << (1 + k))) | AT_INFINITY))
+        return gens, rows
 
-    return [orthant] + [lambda k=k: cone(k) for k in range(n)]
+    return [orthant] + [lambda k=k: cone(k) for k in range(n)], n
 
 
-def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], new_id: int,
-          constraints: dict, deadline: Optional[float] = None) -> Tuple[List[Generator], List[Generator]]:
-    """Cut a region by the hyperplane ``row`` . (x, 1) = 0; returns the generator lists of the >= 0
-    and <= 0 parts."""
-    constraints[new_id] = row
-    region_ids = frozenset().union(*(t for _, t in gens))
+def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], bit: int, rows: dict,
+          deadline: Optional[float] = None) -> Tuple[List[Generator], List[Generator], dict]:
+    """Cut a region by the hyperplane ``row`` . (x, 1) = 0 (constraint ``bit``); returns the
+    generator lists of the >= 0 and <= 0 parts and the constraint rows of both."""
+    rows = dict(rows)
+    rows[bit] = row
+    region = 0
+    for _, t in gens:
+        region |= t
     n = len(gens[0][0]) - 1
     pos = [i for i, v in enumerate(values) if v > 0]
     neg = [i for i, v in enumerate(values) if v < 0]
@@ -159,21 +144,37 @@ def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], new_id
     for i in pos:
         if deadline is not None and time.monotonic() > deadline:
             raise RegionTimeLimit("time limit reached during the region enumeration")
+        ti = tights[i]
         for j in neg:
-            common = tights[i] & tights[j]
-            if len(common) < n - 1:  # adjacent extreme rays of a cone in R^{n+1} share n - 1 facets
+            common = ti & tights[j]
+            if common.bit_count() < n - 1:  # adjacent extreme rays of a cone in R^{n+1} share n - 1 facets
                 continue
-            if any(k != i and k != j and common <= tights[k] for k in range(len(gens))):
+            holders = 0  # generators tight on all the common constraints (i and j are two of them)
+            for t in tights:
+                if t & common == common:
+                    holders += 1
+                    if holders > 2:
+                        break
+            if holders > 2:
                 continue
             gi, gj = gens[i][0], gens[j][0]
             vi, vj = values[i], -values[j]
             point = _primitive([vi * q + vj * p for p, q in zip(gi, gj)])
-            tight = frozenset(k for k in region_ids if k in common or _tight(k, point, constraints)) | {new_id}
+            tight = common | bit
+            rest = region & ~common
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                if low == AT_INFINITY:
+                    if point[-1] == 0:
+                        tight |= low
+                elif _value(rows[low], point) == 0:
+                    tight |= low
             fresh.append((point, tight))
-    on = [(gens[i][0], gens[i][1] | {new_id}) for i in zero]
+    on = [(gens[i][0], gens[i][1] | bit) for i in zero]
     upper = [gens[i] for i in pos] + on + fresh
     lower = [gens[i] for i in neg] + on + fresh
-    return upper, lower
+    return upper, lower, rows
 
 
 @dataclass
@@ -257,30 +258,36 @@ def enumerate_regions(layers_per_net, lo=None, hi=None, *, n_inputs: Optional[in
     of leaves visited. Raises RegionBudgetExceeded past ``max_regions`` leaves and RegionTimeLimit
     once ``time.monotonic()`` passes ``deadline``.
     """
-    counter = itertools.count(0)
-    constraints: dict = {}
     if lo is None:
         n0 = int(n_inputs)
-        roots = space_roots(n0, counter, constraints)
+        roots, n_root = space_roots(n0)
     else:
         n0 = len(lo)
-        roots = box_roots(lo, hi, counter, constraints)
+        roots, n_root = box_roots(lo, hi)
     int_layers = [_integer_layers(layers) for layers in layers_per_net]
+    first_bit = []  # per network and hidden layer: the bit of its neuron 0
+    position = 1 + n_root
+    for layers in int_layers:
+        first_bit.append([])
+        for layer in layers[:-1]:
+            first_bit[-1].append(position)
+            position += layer[0].shape[0]
     identity = np.zeros((n0, n0 + 1), dtype=object)
     for i in range(n0):
         identity[i, i] = 1
     leaves = 0
     steps = 0
     start_maps = [(identity, 1) for _ in layers_per_net]
-    # A task: (generators, net index, layer index, neuron index, per-net z maps, current pre map, acts)
-    stack = [(root, 0, 0, 0, start_maps, None, []) for root in reversed(roots)]
+    # A task: (generators, constraint rows, net index, layer index, neuron index, per-net z maps,
+    # current pre map, acts)
+    stack = [(root, None, None, 0, 0, 0, start_maps, None, []) for root in reversed(roots)]
     while stack:
         steps += 1
         if deadline is not None and steps % 16 == 0 and time.monotonic() > deadline:
             raise RegionTimeLimit("time limit reached during the region enumeration")
-        gens, n, l, j, zmaps, pre_map, acts = stack.pop()
-        if callable(gens):  # a cone of the fan, built when first visited
-            gens = gens()
+        gens, garr, rows, n, l, j, zmaps, pre_map, acts = stack.pop()
+        if callable(gens):  # a cone of the fan (or the box), built when first visited
+            gens, rows = gens()
         if n == len(int_layers):
             leaves += 1
             if leaves > max_regions:
@@ -294,7 +301,7 @@ def enumerate_regions(layers_per_net, lo=None, hi=None, *, n_inputs: Optional[in
             if l == len(layers) - 1:  # affine output layer
                 new_maps = list(zmaps)
                 new_maps[n] = (P, den)
-                stack.append((gens, n + 1, 0, 0, new_maps, None, []))
+                stack.append((gens, garr, rows, n + 1, 0, 0, new_maps, None, []))
                 continue
             pre_map = (P, den)
         P, den = pre_map
@@ -305,16 +312,21 @@ def enumerate_regions(layers_per_net, lo=None, hi=None, *, n_inputs: Optional[in
                     Z[q] = 0
             new_maps = list(zmaps)
             new_maps[n] = (Z, den)
-            stack.append((gens, n, l + 1, 0, new_maps, None, []))
+            stack.append((gens, garr, rows, n, l + 1, 0, new_maps, None, []))
             continue
         row = _primitive(list(P[j])) if any(P[j]) else tuple(P[j])
-        values = [_value(row, g) for g, _ in gens]
+        if garr is None:  # the generators as one object matrix: one C-level dot per neuron
+            garr = np.empty((len(gens), n0 + 1), dtype=object)
+            for q, (g, _) in enumerate(gens):
+                garr[q] = g
+        values = list(np.dot(garr, np.array(row, dtype=object)))
         if all(v >= 0 for v in values):
-            stack.append((gens, n, l, j + 1, zmaps, pre_map, acts + [True]))
+            stack.append((gens, garr, rows, n, l, j + 1, zmaps, pre_map, acts + [True]))
         elif all(v <= 0 for v in values):
-            stack.append((gens, n, l, j + 1, zmaps, pre_map, acts + [False]))
+            stack.append((gens, garr, rows, n, l, j + 1, zmaps, pre_map, acts + [False]))
         else:
-            upper, lower = split(gens, row, values, next(counter), constraints, deadline)
-            stack.append((lower, n, l, j + 1, zmaps, pre_map, acts + [False]))
-            stack.append((upper, n, l, j + 1, zmaps, pre_map, acts + [True]))
+            bit = 1 << (first_bit[n][l] + j)
+            upper, lower, rows = split(gens, row, values, bit, rows, deadline)
+            stack.append((lower, None, rows, n, l, j + 1, zmaps, pre_map, acts + [False]))
+            stack.append((upper, None, rows, n, l, j + 1, zmaps, pre_map, acts + [True]))
     return leaves
