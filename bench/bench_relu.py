@@ -205,7 +205,7 @@ def bench_equivalence(report: Report, quick: bool) -> None:
 
 
 def bench_complete(report: Report, quick: bool) -> None:
-    report.heading("complete exact procedure vs MILP: share decided and time per pair (4 -> 3 -> 6 -> 1)")
+    report.heading("complete exact procedure vs MILP: share decided and time per pair (n0 = 4)")
     try:
         import highspy  # noqa: F401
 
@@ -215,6 +215,14 @@ def bench_complete(report: Report, quick: bool) -> None:
         report.line("highspy is not installed: the MILP columns are skipped")
     rng = np.random.default_rng(3)
     pairs = make_pairs(rng, quick)
+    for _ in range(2 if quick else 4):  # deep generic 4 -> 6 -> 6 -> 1: a dead neuron the forms do not see
+        a = random_net([4, 6, 6, 1], rng)
+        Ws, bs = a.float_parameters()
+        dead = -np.abs(rng.normal(size=(1, 6)))
+        b = ReLUNet([Ws[0], np.vstack([Ws[1], dead]), np.hstack([Ws[2], [[2.0]]])],
+                    [bs[0], np.append(bs[1], -1.0), bs[2]])
+        pairs.append(("deep: dead neuron with an output (4-6-6-1)", a, b, True))
+        pairs.append(("deep: output bias + 1e-9 (4-6-6-1)", a, ReLUNet(Ws, bs[:-1] + [bs[-1] + 1e-9]), False))
     box = ([-1] * 4, [1] * 4)
     stats = {}
     wrong = 0
