@@ -113,16 +113,17 @@ class Recorder:
         self.report.line(f"{peer} skipped: {reason}" + (f" ({hint})" if hint else ""))
 
     def check(self, workload: str, compared: str, quantity: str, value: float, tolerance: float,
-              passed: Optional[bool] = None) -> str:
+              passed: Optional[bool] = None, detail: str = "") -> str:
         """Records an agreement check (``value <= tolerance`` passes unless ``passed`` says) and raises
         :class:`CheckFailed` when it fails. Returns its id."""
         value = float(value)
         ok = bool(value <= tolerance) if passed is None else bool(passed)
         identifier = f"{self.module}/{len(self.checks) + 1}"
         self.checks.append({"id": identifier, "module": self.module, "workload": workload, "compared": compared,
-                            "quantity": quantity, "value": value, "tolerance": float(tolerance), "passed": ok})
+                            "quantity": quantity, "value": value, "tolerance": float(tolerance), "passed": ok,
+                            "detail": detail})
         self.report.line(f"check [{workload}] {compared}: {quantity} = {value:.3g} (tolerance {tolerance:.3g}) "
-                         f"{'ok' if ok else 'FAILED'}")
+                         f"{'ok' if ok else 'FAILED'}{'; ' + detail if detail else ''}")
         if not ok:
             raise CheckFailed(f"{workload}: {compared}: {quantity} = {value:.6g} above {tolerance:.6g}")
         return identifier

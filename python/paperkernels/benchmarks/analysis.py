@@ -19,7 +19,7 @@ def speedups(measurements: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
     out = []
     groups: Dict[Tuple[str, str, str], List[Dict[str, Any]]] = {}
     for m in measurements:
-        if m.get("better") in ("lower", "higher"):
+        if m.get("better") in ("lower", "higher") and m.get("clock"):  # timings only
             groups.setdefault((m["module"], m["workload"], m["metric"]), []).append(m)
     for (module, workload, metric), group in groups.items():
         ours = [m for m in group if m["role"] == "paperkernels" and m["contender"] == "paperkernels"]
@@ -47,9 +47,33 @@ class MachineMismatch(ValueError):
     """Two records come from different machines (or builds picking a different ISA)."""
 
 
+def _amd_core(family: int, model: int) -> str:
+    if family == 26:
+        return "Zen 5"
+    if family == 25:
+        return "Zen 4" if 0x10 <= model <= 0x1F or 0x60 <= model <= 0x7F or 0xA0 <= model <= 0xAF else "Zen 3"
+    if family == 23:
+        return "Zen 2" if model >= 0x30 else "Zen"
+    return ""
+
+
+def cpu_label(record: Dict[str, Any]) -> str:
+    """The CPU model, with family/model (and the AMD core generation) when the name is generic."""
+    cpu = record["machine"]["cpu"]
+    label = cpu["model"]
+    if cpu.get("family") and cpu.get("model_number") and "family" not in label.lower():
+        extra = f"family {cpu['family']} model {cpu['model_number']}"
+        try:
+            core = _amd_core(int(cpu["family"]), int(cpu["model_number"])) if cpu.get("vendor") == "AuthenticAMD" else ""
+        except ValueError:
+            core = ""
+        label += f" ({extra}{', ' + core if core else ''})"
+    return label
+
+
 def machine_label(record: Dict[str, Any]) -> str:
     machine = record["machine"]
-    return (f"{machine['cpu']['model']}, {machine['cores']['available']} core(s), {record['isa']}, "
+    return (f"{cpu_label(record)}, {machine['cores']['available']} core(s), {record['isa']}, "
             f"{machine['os']['system']}")
 
 
@@ -143,7 +167,7 @@ def plot(record: Dict[str, Any], path: str) -> None:
     if not modules:
         raise RuntimeError("no speed-ups to plot: the record has no paperkernels-vs-peer measurements")
     heights = [max(1, sum(p["module"] == m for p in pairs)) for m in modules]
-    fig, axes = plt.subplots(len(modules), 1, figsize=(10, 1.2 + 0.32 * sum(heights) + 0.6 * len(modules)),
+    fig, axes = plt.subplots(len(modules), 1, figsize=(11, 1.2 + 0.32 * sum(heights) + 0.6 * len(modules)),
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
     for ax, module in zip(axes[:, 0], modules):
         mine = [p for p in pairs if p["module"] == module]
@@ -164,7 +188,7 @@ def plot(record: Dict[str, Any], path: str) -> None:
     software = record["software"]
     fig.suptitle(f"paperkernels {software['paperkernels']} speed-ups on {machine_label(record)}"
                  f"{' (quick sizes)' if record.get('quick') else ''}", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / fig.get_figheight()))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -174,15 +198,19 @@ def plot(record: Dict[str, Any], path: str) -> None:
 
 
 def _fmt(value: float) -> str:
-    if value >= 100:
+    value = float(value)
+    if abs(value) >= 1e7:
+        return f"{value / 1e6:,.0f} M"
+    if abs(value) >= 1e6:
+        return f"{value / 1e6:.2f} M"
+    if abs(value) >= 100:
         return f"{value:,.0f}"
-    if value >= 1:
-        return f"{value:.3g}"
     return f"{value:.3g}"
 
 
 def markdown(record: Dict[str, Any], module: Optional[str] = None) -> str:
-    """Markdown tables of one module's measurements (or every module's), with speed-ups and checks."""
+    """Markdown tables of one module's results (or every module's): paperkernels against each peer
+    with the speed-up, the other measurements, and the agreement checks that ran before timing."""
     modules = [module] if module else list(record["modules"])
     machine = record["machine"]
     lines: List[str] = []
@@ -190,37 +218,48 @@ def markdown(record: Dict[str, Any], module: Optional[str] = None) -> str:
         measurements = [m for m in record["measurements"] if m["module"] == name]
         status = record["modules"].get(name, {}).get("status", "not run")
         if not measurements:
-            lines.append(f"*No measurements for {name} ({status}).*")
-            lines.append("")
+            lines += [f"*No measurements for {name} ({status}).*", ""]
             continue
         threads = sorted({m["threads"] for m in measurements})
-        lines.append(f"Measured on {machine['cpu']['model']} ({machine['cores']['available']} cores), ISA "
-                     f"{record['isa']}, threads {', '.join(map(str, threads))}; paperkernels "
+        lines.append(f"*{cpu_label(record)}, {machine['cores']['available']} cores, ISA {record['isa']}; "
+                     f"threads {' and '.join(map(str, threads))} as listed; best of the repeats; paperkernels "
                      f"{record['software']['paperkernels']}, {record['created'][:10]}"
-                     f"{', quick sizes' if record.get('quick') else ''}. Values are the best of the repeats "
-                     f"(range in brackets).")
+                     f"{', quick sizes' if record.get('quick') else ''}.*")
         lines.append("")
-        lines.append("| workload | contender | threads | value | range |")
-        lines.append("|---|---|---:|---:|---|")
-        for m in measurements:
-            s = m["spread"]
-            spread = f"{_fmt(s['min'])}-{_fmt(s['max'])}" if s["repeats"] > 1 and s["min"] != s["max"] else ""
-            lines.append(f"| {m['workload']} | {m['contender']} | {m['threads']} | {_fmt(m['value'])} {m['unit']} | "
-                         f"{spread} |")
         pairs = speedups(measurements)
+        paired = set()
         if pairs:
-            lines.append("")
-            lines.append("| workload | paperkernels threads | against | speed-up |")
-            lines.append("|---|---:|---|---:|")
+            lines.append("| workload | threads | paperkernels | against | peer | speed-up |")
+            lines.append("|---|---:|---:|---|---:|---:|")
             for p in pairs:
-                lines.append(f"| {p['workload']} | {p['threads']} | {p['peer']} | **{_fmt(p['speedup'])}x** |")
+                paired.add((p["workload"], p["metric"], "paperkernels", p["threads"]))
+                paired.add((p["workload"], p["metric"], p["peer"], p["peer_threads"]))
+                lines.append(f"| {p['workload']} | {p['threads']} | {_fmt(p['ours'])} {p['unit']} | {p['peer']} | "
+                             f"{_fmt(p['theirs'])} {p['unit']} | **{_fmt(p['speedup'])}x** |")
+            lines.append("")
+        rest = [m for m in measurements if (m["workload"], m["metric"], m["contender"], m["threads"]) not in paired]
+        if rest:
+            lines.append("| workload | contender | threads | metric | value |")
+            lines.append("|---|---|---:|---|---:|")
+            for m in rest:
+                lines.append(f"| {m['workload']} | {m['contender']} | {m['threads']} | {m['metric']} | "
+                             f"{_fmt(m['value'])} {m['unit']} |")
+            lines.append("")
         checks = [c for c in record["checks"] if c["module"] == name]
         if checks:
+            passed = sum(c["passed"] for c in checks)
+            worst = {}
+            for c in checks:
+                label = f"{c['compared']}, {c['quantity']}"
+                worst[label] = max(worst.get(label, 0.0), c["value"])
+            lines.append(f"Checked before timing ({passed} of {len(checks)} passed; largest value over workloads): " +
+                         "; ".join(f"{label} {value:.2g}" for label, value in worst.items()) + ".")
             lines.append("")
-            lines.append("Checked before timing: " + "; ".join(
-                f"{c['compared']} ({c['quantity']} {c['value']:.2g}, {'pass' if c['passed'] else 'FAIL'})"
-                for c in checks) + ".")
-        lines.append("")
+        skipped = [s for s in record["skipped"] if s["module"] == name]
+        for s in skipped:
+            lines.append(f"{s['peer']} was skipped: {s['reason']}.")
+        if skipped:
+            lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 

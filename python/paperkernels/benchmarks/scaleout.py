@@ -96,7 +96,7 @@ def run(rec: Recorder) -> None:
     try:
         for n_workers in (1, 2):
             cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=None, silence_logs=50)
+                                               dashboard_address=":0", silence_logs=50)
             clusters[n_workers] = (cluster, distributed.Client(cluster, set_as_default=False))
         for workload, local, remote, same in workloads(rec.quick):
             local_timer = Timer("wall")
