@@ -1,5 +1,5 @@
-// What the extension was built with, for benchmark records: compiler, flags, build type and the
-// widest vector variant the run-time dispatch picks on this machine.
+// What the extension was built with, for benchmark records: compiler, flags, build type, the source
+// commit, and the widest vector variant the run-time dispatch picks on this machine.
 #include <pybind11/pybind11.h>
 
 #include <string>
@@ -19,6 +19,9 @@ namespace py = pybind11;
 #endif
 #ifndef PAPERKERNELS_BUILD_TYPE
 #define PAPERKERNELS_BUILD_TYPE ""
+#endif
+#ifndef PAPERKERNELS_GIT_COMMIT
+#define PAPERKERNELS_GIT_COMMIT ""
 #endif
 
 namespace {
@@ -52,6 +55,7 @@ void bind_build_info(py::module_& m) {
 #endif
         info["cxx_flags"] = PAPERKERNELS_CXX_FLAGS;
         info["build_type"] = PAPERKERNELS_BUILD_TYPE;
+        info["git_commit"] = PAPERKERNELS_GIT_COMMIT;  // of the source tree when CMake configured it
         info["cxx_standard"] = static_cast<long>(__cplusplus);
         info["isa"] = isa_name(paperkernels::simd::widest());
         info["dispatch"] = true;

@@ -63,6 +63,7 @@ def run(modules: Sequence[str] = (), quick: bool = False, report: Optional[Repor
     cores = meta["machine"]["cores"]["available"]
     report.line(f"paperkernels {meta['software']['paperkernels']} benchmarks on {cpu}, {cores} core(s), "
                 f"ISA {meta['isa']}{' (quick sizes)' if quick else ''}")
+    record["load_average"] = {"start": _load(), "end": None}
     for name in names:
         report.heading(f"bench {name}")
         rec = Recorder(name, quick, meta["isa"], report)
@@ -85,7 +86,18 @@ def run(modules: Sequence[str] = (), quick: bool = False, report: Optional[Repor
         record["skipped"].extend({"module": name, **s} for s in rec.skipped)
         print_measurements(rec.measurements, report)
         report.line(f"[{name}: {status}{': ' + error if error else ''}; {seconds:.1f} s]")
+    record["load_average"]["end"] = _load()
     return record
+
+
+def _load() -> Optional[List[float]]:
+    """The system's 1, 5 and 15 minute load averages (other work competing for the cores)."""
+    try:
+        import os
+
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
 
 
 def failed_modules(record: Dict[str, Any]) -> List[str]:

@@ -111,6 +111,14 @@ def git_commit() -> Dict[str, Any]:
         return {"commit": None, "dirty": None}
 
 
+def _commit(build: Dict[str, Any]) -> Dict[str, Any]:
+    """The checkout's commit when running from one, else the one the extension was built from."""
+    found = git_commit()
+    if found["commit"] is None and build.get("git_commit"):
+        return {"commit": build["git_commit"], "dirty": None, "source": "build"}
+    return {**found, "source": "checkout" if found["commit"] else None}
+
+
 def fingerprint(machine: Dict[str, Any]) -> str:
     """What must match for two runs to be compared: CPU model, core count, memory (GiB), OS kind."""
     cpu = machine.get("cpu", {})
@@ -149,7 +157,7 @@ def describe() -> Dict[str, Any]:
         "isa": str(build.get("isa") or isa_from_flags(cpu["flags"])),
         "software": {
             "paperkernels": __version__,
-            "git": git_commit(),
+            "git": _commit(build),
             "python": sys.version.split()[0],
             "python_implementation": platform.python_implementation(),
             "numpy": np.__version__,

@@ -114,7 +114,9 @@ def compare(old: Dict[str, Any], new: Dict[str, Any], *, force: bool = False,
         so, sn = o["spread"], n["spread"]
         apart = sn["min"] > so["max"] or sn["max"] < so["min"]
         verdict = ""
-        if apart and abs(ratio - 1.0) > threshold:
+        if o.get("clock") != n.get("clock"):
+            verdict = "clock differs"  # CPU time against wall time: not comparable
+        elif apart and abs(ratio - 1.0) > threshold:
             up = ratio > 1.0
             better = n.get("better")
             verdict = "changed" if better not in ("lower", "higher") else (
@@ -144,7 +146,7 @@ def print_comparison(result: Dict[str, Any], report) -> None:
     if result["only_old"] or result["only_new"]:
         report.line(f"{len(result['only_old'])} measurement(s) only in the old run, "
                     f"{len(result['only_new'])} only in the new one")
-    flagged = [r for r in result["rows"] if r["verdict"]]
+    flagged = [r for r in result["rows"] if r["verdict"] in ("slower", "faster", "changed")]
     report.line(f"{len(flagged)} of {len(result['rows'])} measurements changed beyond their spread "
                 f"({result['regressions']} slower)")
 
@@ -167,11 +169,12 @@ def plot(record: Dict[str, Any], path: str) -> None:
     if not modules:
         raise RuntimeError("no speed-ups to plot: the record has no paperkernels-vs-peer measurements")
     heights = [max(1, sum(p["module"] == m for p in pairs)) for m in modules]
-    fig, axes = plt.subplots(len(modules), 1, figsize=(11, 1.2 + 0.32 * sum(heights) + 0.6 * len(modules)),
+    fig, axes = plt.subplots(len(modules), 1, figsize=(11, 1.2 + 0.42 * sum(heights) + 0.6 * len(modules)),
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
     for ax, module in zip(axes[:, 0], modules):
         mine = [p for p in pairs if p["module"] == module]
-        labels = [f"{p['workload']}, {p['threads']} thr. vs {p['peer']}" for p in mine]
+        labels = [f"{p['workload']}, {p['threads']} thread{'s' if p['threads'] > 1 else ''}\nvs {p['peer']}"
+                  for p in mine]
         values = [p["speedup"] for p in mine]
         colors = ["tab:green" if v >= 1 else "tab:red" for v in values]
         ax.barh(range(len(mine)), values, color=colors)
@@ -182,11 +185,13 @@ def plot(record: Dict[str, Any], path: str) -> None:
         ax.invert_yaxis()
         ax.set_title(f"paperkernels.{module}" if module != "scaleout" else module, fontsize=9, loc="left")
         for i, v in enumerate(values):
-            ax.text(v, i, f" {v:,.3g}x", va="center", fontsize=7)
+            ax.text(v, i, f" {_fmt(v)}x", va="center", fontsize=7)
         ax.tick_params(axis="x", labelsize=7)
     axes[-1, 0].set_xlabel("speed-up of paperkernels (peer time / paperkernels time; log scale)", fontsize=8)
     software = record["software"]
-    fig.suptitle(f"paperkernels {software['paperkernels']} speed-ups on {machine_label(record)}"
+    commit = (software.get("git") or {}).get("commit")
+    fig.suptitle(f"paperkernels {software['paperkernels']}{f' (git {commit[:8]})' if commit else ''} speed-ups on "
+                 f"{machine_label(record)}"
                  f"{' (quick sizes)' if record.get('quick') else ''}", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / fig.get_figheight()))
     fig.savefig(path, dpi=110)
@@ -221,8 +226,11 @@ def markdown(record: Dict[str, Any], module: Optional[str] = None) -> str:
             lines += [f"*No measurements for {name} ({status}).*", ""]
             continue
         threads = sorted({m["threads"] for m in measurements})
-        lines.append(f"*{cpu_label(record)}, {machine['cores']['available']} cores, ISA {record['isa']}; "
-                     f"threads {' and '.join(map(str, threads))} as listed; best of the repeats; paperkernels "
+        counts = "one thread" if threads == [1] else f"{' and '.join(map(str, threads))} threads (column)"
+        load = (record.get("load_average") or {}).get("start")
+        load = f", load average {load[0]:.1f} at the start" if load else ""
+        lines.append(f"*{cpu_label(record)}, {machine['cores']['available']} cores{load}, ISA {record['isa']}, "
+                     f"{counts}; best of the repeats; paperkernels "
                      f"{record['software']['paperkernels']}, {record['created'][:10]}"
                      f"{', quick sizes' if record.get('quick') else ''}.*")
         lines.append("")
@@ -252,7 +260,7 @@ def markdown(record: Dict[str, Any], module: Optional[str] = None) -> str:
             for c in checks:
                 label = f"{c['compared']}, {c['quantity']}"
                 worst[label] = max(worst.get(label, 0.0), c["value"])
-            lines.append(f"Checked before timing ({passed} of {len(checks)} passed; largest value over workloads): " +
+            lines.append(f"Agreement checks ({passed} of {len(checks)} passed; largest value over workloads): " +
                          "; ".join(f"{label} {value:.2g}" for label, value in worst.items()) + ".")
             lines.append("")
         skipped = [s for s in record["skipped"] if s["module"] == name]

@@ -194,7 +194,7 @@ def bench_equivalence(rec: Recorder) -> None:
 
 def bench_hidden_symmetries(rec: Recorder) -> None:
     rng = np.random.default_rng(2)
-    n = 4 if rec.quick else 60
+    n = 2 if rec.quick else 60
     for widths in ([3, 2, 4, 1], [2, 2, 2, 1], [3, 5, 5, 1], [5, 5, 5, 1]):
         workload = f"hidden symmetries, widths {'-'.join(map(str, widths))}"
         timer = Timer("cpu")

@@ -94,7 +94,7 @@ def run(rec: Recorder) -> None:
     level = logger.level
     logger.setLevel(logging.ERROR)  # the cluster's start and stop messages are not results
     try:
-        for n_workers in (1, 2):
+        for n_workers in (2,) if rec.quick else (1, 2):  # (--quick: one cluster, started once)
             cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                                                dashboard_address=":0", silence_logs=50)
             clusters[n_workers] = (cluster, distributed.Client(cluster, set_as_default=False))
