@@ -224,3 +224,16 @@ def test_build_info_names_the_isa():
     flags = _machine.cpu_description()["flags"]
     if flags and info["dispatch"]:
         assert info["isa"] == _machine.isa_from_flags(flags)
+
+
+def test_readme_tables_match_the_recorded_run():
+    recorded = ROOT / "tools" / "readme_bench.json"
+    readme = ROOT / "README.md"
+    if not (recorded.exists() and readme.exists()):
+        pytest.skip("not a source checkout")
+    record = benchmarks.read_json(str(recorded))
+    assert benchmarks.validate(record) == [] and not record["quick"]
+    text = readme.read_text()
+    updated, done = analysis.render_readme(record, text)
+    assert done == list(benchmarks.BENCHMARKS)
+    assert updated == text, "README benchmark tables differ from tools/readme_bench.json: run tools/render_bench.py"

@@ -85,7 +85,8 @@ def run_bench(args: argparse.Namespace, report: Report) -> int:
                         f"{': ' + skipped['hint'] if skipped['hint'] else ''}")
         if failed:
             report.line(f"FAILED: {', '.join(failed)}")
-    if args.json and not args.source:
+    ran = not args.source and not (args.compare and len(args.compare) == 2)
+    if args.json and ran:
         benchmarks.write_json(record, args.json)
         report.line(f"wrote {args.json}")
     if args.compare:

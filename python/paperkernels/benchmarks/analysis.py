@@ -179,6 +179,7 @@ def plot(record: Dict[str, Any], path: str) -> None:
         colors = ["tab:green" if v >= 1 else "tab:red" for v in values]
         ax.barh(range(len(mine)), values, color=colors)
         ax.set_xscale("log")
+        ax.set_xlim(min(0.5, min(values) / 1.5), max(2.0, max(values)) * 4)  # room for the labels
         ax.axvline(1.0, color="black", linewidth=0.8)
         ax.set_yticks(range(len(mine)))
         ax.set_yticklabels(labels, fontsize=7)
@@ -189,9 +190,7 @@ def plot(record: Dict[str, Any], path: str) -> None:
         ax.tick_params(axis="x", labelsize=7)
     axes[-1, 0].set_xlabel("speed-up of paperkernels (peer time / paperkernels time; log scale)", fontsize=8)
     software = record["software"]
-    commit = (software.get("git") or {}).get("commit")
-    fig.suptitle(f"paperkernels {software['paperkernels']}{f' (git {commit[:8]})' if commit else ''} speed-ups on "
-                 f"{machine_label(record)}"
+    fig.suptitle(f"{_software_label(record)}: speed-ups on {machine_label(record)}"
                  f"{' (quick sizes)' if record.get('quick') else ''}", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / fig.get_figheight()))
     fig.savefig(path, dpi=110)
@@ -213,6 +212,14 @@ def _fmt(value: float) -> str:
     return f"{value:.3g}"
 
 
+def _software_label(record: Dict[str, Any]) -> str:
+    software = record["software"]
+    version = software["paperkernels"]
+    commit = (software.get("git") or {}).get("commit")
+    label = "paperkernels" if "unknown" in version else f"paperkernels {version}"
+    return label + (f" at commit {commit[:7]}" if commit else "")
+
+
 def markdown(record: Dict[str, Any], module: Optional[str] = None) -> str:
     """Markdown tables of one module's results (or every module's): paperkernels against each peer
     with the speed-up, the other measurements, and the agreement checks that ran before timing."""
@@ -230,8 +237,7 @@ def markdown(record: Dict[str, Any], module: Optional[str] = None) -> str:
         load = (record.get("load_average") or {}).get("start")
         load = f", load average {load[0]:.1f} at the start" if load else ""
         lines.append(f"*{cpu_label(record)}, {machine['cores']['available']} cores{load}, ISA {record['isa']}, "
-                     f"{counts}; best of the repeats; paperkernels "
-                     f"{record['software']['paperkernels']}, {record['created'][:10]}"
+                     f"{counts}; best of the repeats; {_software_label(record)}, {record['created'][:10]}"
                      f"{', quick sizes' if record.get('quick') else ''}.*")
         lines.append("")
         pairs = speedups(measurements)
@@ -286,6 +292,6 @@ def render_readme(record: Dict[str, Any], text: str) -> Tuple[str, List[str]]:
         stop = text.find(end, start)
         if stop < 0:
             raise ValueError(f"README: {begin!r} without its end marker")
-        text = text[: start + len(begin)] + "\n" + markdown(record, name) + text[stop:]
+        text = text[: start + len(begin)] + "\n\n" + markdown(record, name) + "\n" + text[stop:]
         done.append(name)
     return text, done
