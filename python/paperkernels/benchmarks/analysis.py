@@ -92,14 +92,20 @@ def check_same_machine(old: Dict[str, Any], new: Dict[str, Any]) -> None:
                               "): timings are not comparable; pass --force to compare anyway")
 
 
+FEW_REPEATS = 3
+UNMEASURED_SPREAD = 0.25
+
+
 def compare(old: Dict[str, Any], new: Dict[str, Any], *, force: bool = False,
             threshold: float = 0.05) -> Dict[str, Any]:
     """new/old ratio of every measurement present in both runs.
 
     A change is flagged when the two runs' ranges (min..max over repeats) do not overlap and the
-    values differ by more than ``threshold`` (relative): "slower"/"faster" by the metric's
-    direction, "changed" for metrics without one. Raises :class:`MachineMismatch` for runs from
-    different machines unless ``force``.
+    values differ by more than ``threshold`` (relative), or by more than 25% where either run has
+    fewer than 3 repeats (its spread is then not really measured): "slower"/"faster" by the
+    metric's direction, "changed" for metrics without one. Measurements taken with different
+    clocks are not compared. Raises :class:`MachineMismatch` for runs from different machines
+    unless ``force``.
     """
     if not force:
         check_same_machine(old, new)
@@ -116,7 +122,8 @@ def compare(old: Dict[str, Any], new: Dict[str, Any], *, force: bool = False,
         verdict = ""
         if o.get("clock") != n.get("clock"):
             verdict = "clock differs"  # CPU time against wall time: not comparable
-        elif apart and abs(ratio - 1.0) > threshold:
+        elif apart and abs(ratio - 1.0) > (
+                threshold if min(so["repeats"], sn["repeats"]) >= FEW_REPEATS else max(threshold, UNMEASURED_SPREAD)):
             up = ratio > 1.0
             better = n.get("better")
             verdict = "changed" if better not in ("lower", "higher") else (
