@@ -1,5 +1,5 @@
 # Stub for the private C++ extension paperkernels._core. Keep in sync with cpp/bind/*.cpp.
-from typing import overload
+from typing import Any, Dict, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -14,6 +14,9 @@ def parallel_stream_sums(seed: int, n_tasks: int, n_draws: int, n_threads: int) 
 def parallel_fail_at(n_tasks: int, fail_from: int, n_threads: int) -> None: ...
 def parallel_busy_wait(n_tasks: int, seconds_per_task: float, n_threads: int) -> None: ...
 def hardware_threads() -> int: ...
+
+# build_info.cpp
+def build_info() -> Dict[str, Any]: ...
 
 # shapes.cpp
 def shapes_half_size(N: int) -> int: ...

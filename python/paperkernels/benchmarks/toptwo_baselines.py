@@ -17,7 +17,7 @@ differences that move tau are named next to each row:
 - lil'UCB: best-arm's "theory" mode adjusts delta by the paper's c_eps and floors the inner log
   differently; the stopping rule is the same.
 
-Run ``python bench/bench_toptwo_baselines.py [--runs N]`` (a few minutes at the default).
+Run ``python -m paperkernels.benchmarks.toptwo_baselines [--runs N]`` (a few minutes at the default).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from paperkernels import toptwo
+from .. import toptwo
 
 
 def best_arm_runner(name, mu, delta):
