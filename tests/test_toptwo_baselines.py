@@ -374,3 +374,20 @@ def test_every_sampler_keeps_the_episode_invariants(sampler):
             assert 0 <= ep.recommendation < K and ep.N.sum() == ep.tau and ep.N.min() >= 1
             if arms == "bernoulli":
                 assert np.all((0 <= ep.S) & (ep.S <= ep.N))
+
+
+def test_hostile_elimination_state_is_refused():
+    s = tt.TopTwo(3, delta=0.2, seed=1, sampler="EGE", arms="gaussian")
+    for i in range(10):
+        s.update(s.select(), 0.1 * i)
+    state = s.__getstate__()
+    blob = state["core"]["elimination"]
+    # round 1, main phase: active = list = [0, 1, 2]; empty the active set, or point past the list
+    for edit in (lambda b: np.r_[b[:10], 0.0, b[14:]], lambda b: np.r_[b[:6], 7.0, b[7:]]):
+        bad_state = copy.deepcopy(state)
+        bad_state["core"]["elimination"] = edit(np.array(blob))
+        other = tt.TopTwo.__new__(tt.TopTwo)
+        with pytest.raises(ValueError, match="state"):
+            other.__setstate__(bad_state)
+    restored = pickle.loads(pickle.dumps(s))
+    assert restored.select() == s.select()

@@ -538,8 +538,13 @@ class Sampler {
     e.main_mean.assign(in.begin() + static_cast<std::ptrdiff_t>(at + per_arm), in.end());
     for (double x : e.sum)
       if (!std::isfinite(x)) throw bad();
-    if (e.round > 0 && e.winner < 0 && (e.list.empty() || e.pos >= e.list.size() || e.done >= e.need || e.need < 1))
+    if (e.round > 0 && e.winner < 0 &&
+        (e.list.empty() || e.pos >= e.list.size() || e.done >= e.need || e.need < 1 || e.active.size() < 2 ||
+         e.list != (e.in_me ? e.me : e.active) || (e.in_me && e.me.size() < 2)))
       throw bad();
+    for (const std::vector<int>* v : {&e.active, &e.me})
+      for (std::size_t i = 1; i < v->size(); ++i)
+        if (!((*v)[i - 1] < (*v)[i])) throw bad();
     for (double x : {e.eps_r, e.delta_r, e.eps_l, e.delta_l})
       if (!(x >= 0.0 && x <= 1.0)) throw bad();
     ege_ = e;
