@@ -4,6 +4,7 @@ as polyhedra with rays), and exact handling of inputs at the edges of float64.""
 import copy
 import pickle
 import time
+from fractions import Fraction
 from fractions import Fraction as F
 
 import numpy as np
@@ -451,3 +452,44 @@ def test_one_hidden_layer_comparison_in_cpp_answers_sigint():
         """,
         "equivalent(a, twin)",
     )
+
+
+# ---- integers past 2**53 and numpy integer scalars stay exact -------------------------------------
+
+def test_large_python_ints_are_exact_python_fractions():
+    a = ReLUNet([[[2**62]], [[2]]], [[0], [0]])
+    b = ReLUNet([[[Fraction(2**62)]], [[Fraction(2)]]], [[0], [0]])
+    assert type(a.weights[0][0, 0].numerator) is int
+    assert a.evaluate([1], exact=True)[0] == b.evaluate([1], exact=True)[0] == 2**63
+    assert canonical_form(a) == canonical_form(b)
+    assert equivalent(a, b).equivalent is True
+    assert equivalent(a, b, domain=([0], [8])).equivalent is True
+    other = ReLUNet([[[Fraction(1)]], [[Fraction(2**63)]]], [[0], [0]])
+    assert equivalent(a, other).equivalent is True
+    deep_a = ReLUNet([[[2**62]], [[2]], [[2]]], [[0], [0], [0]])
+    deep_b = ReLUNet([[[Fraction(2**62)]], [[Fraction(2)]], [[Fraction(2)]]], [[0], [0], [0]])
+    assert equivalent(deep_a, deep_b).equivalent is True
+    four = ReLUNet([[[2**62]], [[4]]], [[0], [0]])
+    assert equivalent(four, ReLUNet([[[Fraction(2**64)]], [[1]]], [[0], [0]]), procedure="regions").equivalent is True
+
+
+def test_numpy_integer_scale_is_exact():
+    net = ReLUNet([[[Fraction(2**40)]], [[Fraction(1)]]], [[Fraction(0)], [Fraction(0)]])
+    moved = moves.scale(net, 1, 0, np.int64(2**40))
+    assert moved.weights[0][0, 0] == 2**80
+    assert moved.evaluate([1], exact=True)[0] == net.evaluate([1], exact=True)[0] == 2**40
+
+
+def test_time_limit_covers_the_canonical_forms():
+    # 6000-digit rationals: the exact deep form alone takes many seconds.
+    rng = np.random.default_rng(1)
+    n, big = 60, 10**6000
+    W1 = [[Fraction(int(rng.integers(1, 10**6)) * big + 1, big + 7) for _ in range(3)] for _ in range(n)]
+    b1 = [Fraction(int(rng.integers(-10**6, 10**6)), big + 3) for _ in range(n)]
+    W2 = [[Fraction(int(rng.integers(-5, 5)), 3) for _ in range(n)] for _ in range(n)]
+    a = ReLUNet([W1, W2, [[Fraction(1)] * n]], [b1, [Fraction(-1, 7)] * n, [Fraction(0)]])
+    b = moves.scale(a, 1, 3, Fraction(big + 11, 3))
+    started = time.monotonic()
+    verdict = equivalent(a, b, time_limit=0.3)
+    assert time.monotonic() - started < 2.0
+    assert verdict.equivalent is None and verdict.reason == "time limit"

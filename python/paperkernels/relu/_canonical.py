@@ -239,6 +239,7 @@ def _kink_form(W, b, C, A, d, *, orthant_active: Optional[List[bool]] = None):
     n_constant = 0
     flipped = []
     for i in range(W.shape[0]):
+        rat.check_deadline()
         c = C[:, i]
         if all(v == 0 for v in c):
             continue
@@ -319,6 +320,7 @@ def deep_generic_exact(net: ReLUNet) -> CanonicalForm:
             W, b, Wn = Ws[l - 1], bs[l - 1], Ws[l]
             rows: Dict[Tuple, np.ndarray] = {}
             for j in range(W.shape[0]):
+                rat.check_deadline()
                 w, beta, col = W[j], b[j], Wn[:, j]
                 if all(v == 0 for v in w):
                     if beta > 0:
@@ -354,6 +356,7 @@ def _fold_layer2(U, beta, G, V, v, counts):
     """
     keep, active = [], []
     for k in range(U.shape[0]):
+        rat.check_deadline()
         u, b, gamma = U[k], beta[k], G[:, k]
         if all(g == 0 for g in gamma):
             counts["silent"] += 1
@@ -424,6 +427,7 @@ def bottleneck_exact(net: ReLUNet) -> CanonicalForm:
     n0, n1, n2, n3 = net.widths
     # 1. layer-1 rows to unit max-abs weights (W_1 has full row rank, so no row is zero).
     for i in range(n1):
+        rat.check_deadline()
         m = rat.max_abs(W1[i])
         W1[i] = W1[i] / m
         b1[i] = b1[i] / m

@@ -666,8 +666,12 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
 
     if procedure in ("auto", "canonical"):
         if method is not None:
-            same, complete = _forms_equal(a, b, method, exact)
             proc = f"canonical form ({method})"
+            try:
+                with rat.deadline(deadline):  # exact forms of huge rationals can take long
+                    same, complete = _forms_equal(a, b, method, exact)
+            except rat.OutOfTime:
+                return timed_out(proc)
             if same:
                 return verdict(True, proc, None, "equal canonical forms: equivalent on all of R^n0"
                                + (" (hence on the box)" if box is not None else ""), where="global")

@@ -72,7 +72,7 @@ def _as_layer_array(value: Any, name: str, ndim: int) -> Tuple[np.ndarray, str]:
     for idx, v in np.ndenumerate(raw):
         if isinstance(v, (float, np.floating)) and not math.isfinite(float(v)):
             raise ValueError(f"{name}: expected finite values, got NaN or infinity")
-        arr[idx] = v if type(v) is Fraction else Fraction(v)
+        arr[idx] = rat.as_fraction(v)
     return arr, kind
 
 
@@ -409,6 +409,6 @@ def _exact_pre_activations(net: ReLUNet, pts: np.ndarray) -> List[np.ndarray]:
     for num, den in out:
         arr = np.empty(num.shape, dtype=object)
         for idx, v in np.ndenumerate(num):
-            arr[idx] = Fraction(v, den)
+            arr[idx] = rat.ratio(v, den)
         result.append(arr)
     return result

@@ -5,12 +5,56 @@ float64 values are exact dyadic rationals, so ``Fraction(x)`` is exact; everythi
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import time
 from fractions import Fraction
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-_to_fraction = np.frompyfunc(lambda v: v if type(v) is Fraction else Fraction(v), 1, 1)
+
+def as_fraction(v: Any) -> Fraction:
+    """``Fraction(v)`` with numpy scalars turned into Python numbers first: ``Fraction(np.int64(x))``
+    keeps a fixed-width numerator whose arithmetic wraps around."""
+    if type(v) is Fraction:
+        return v
+    if isinstance(v, np.integer):
+        return Fraction(int(v))
+    if isinstance(v, np.floating):
+        return Fraction(float(v))
+    return Fraction(v)
+
+
+def ratio(num: Any, den: Any) -> Fraction:
+    """``Fraction(num, den)`` of two integers (Python or numpy) with Python-int parts."""
+    return Fraction(int(num), int(den))
+
+
+_to_fraction = np.frompyfunc(as_fraction, 1, 1)
+
+
+class OutOfTime(Exception):
+    """Raised by :func:`check_deadline` inside exact loops once the caller's deadline has passed."""
+
+
+_DEADLINE: "contextvars.ContextVar[Optional[float]]" = contextvars.ContextVar("relu_deadline", default=None)
+
+
+@contextlib.contextmanager
+def deadline(when: Optional[float]) -> Iterator[None]:
+    """Exact loops run inside this block raise :class:`OutOfTime` after ``time.monotonic() > when``."""
+    token = _DEADLINE.set(when)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def check_deadline() -> None:
+    when = _DEADLINE.get()
+    if when is not None and time.monotonic() > when:
+        raise OutOfTime()
 
 
 def fraction_array(a: Any) -> np.ndarray:
@@ -167,7 +211,7 @@ def exact_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     den = dA * dB
     out = np.empty(P.shape, dtype=object)
     for idx, v in np.ndenumerate(P):
-        out[idx] = Fraction(v, den)
+        out[idx] = ratio(v, den)
     return out
 
 

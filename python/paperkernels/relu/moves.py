@@ -72,7 +72,7 @@ def _as_fraction(value: Any, name: str) -> Fraction:
             isinstance(value, np.floating) and np.dtype(type(value)).itemsize > 8):
         raise TypeError(f"{name}: expected a float64, integer or Fraction, got {type(value).__name__} {value!r}")
     try:
-        out = value if isinstance(value, Fraction) else Fraction(value)
+        out = rat.as_fraction(value)
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name}: expected a finite real number or Fraction, got {value!r}") from None
     return out
