@@ -78,6 +78,7 @@ if os.environ.get("PAPERKERNELS_DOCS_INTERSPHINX") == "1":
 if os.environ.get("PAPERKERNELS_DOCS_NO_GALLERY") == "1":
     # Quick builds (doctests) without the gallery: its pages are missing, links to them are not errors.
     suppress_warnings = ["toc.not_readable", "ref.doc"]
+    exclude_patterns += ["gallery", "sg_execution_times.rst"]
 else:
     extensions.append("sphinx_gallery.gen_gallery")
     sphinx_gallery_conf = {
