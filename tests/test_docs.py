@@ -53,9 +53,7 @@ def test_guides_and_pages_examples_run(tmp_path):
 
 @pytest.mark.parametrize(
     "module",
-    ["paperkernels", "paperkernels._limits", "paperkernels.distributed", "paperkernels.greedy", "paperkernels.greedy._cv",
-     "paperkernels.greedy._estimator", "paperkernels.greedy._theory", "paperkernels.greedy._simulation",
-     "paperkernels.greedy._plot", "paperkernels.shapes.codes", "paperkernels.shapes.corpus",
+    ["paperkernels", "paperkernels._limits", "paperkernels.distributed", "paperkernels.greedy", "paperkernels.shapes.codes", "paperkernels.shapes.corpus",
      "paperkernels.shapes.encoder", "paperkernels.shapes.geometry", "paperkernels.shapes.pose",
      "paperkernels.shapes.zernike"],
 )
@@ -70,6 +68,7 @@ def test_docstring_examples_run(module):
     for test in tests:
         runner.run(test)
     result = runner.summarize(verbose=False)
+    assert result.attempted > 0, f"no docstring examples found in {module}"
     assert result.failed == 0, f"{result.failed} of {result.attempted} docstring examples of {module} failed"
 
 
