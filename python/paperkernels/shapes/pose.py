@@ -94,6 +94,17 @@ class PoseEncoder:
     ``p G = a / (2 (n + 1))`` with ``G_kj = integral w_k R_{n_j} rho drho``; it is exact when
     ``L >= K`` and ``G`` has full rank. Large ``m_p`` with small ``L`` makes ``G`` ill-conditioned
     (``R_n^m ~ rho^m`` barely reaches the inner windows): see :attr:`condition_number`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.shapes import PoseEncoder
+    >>> encoder = PoseEncoder(3, L=16)
+    >>> code = encoder.encode([0.2, -0.1, 0.5])
+    >>> code.shape
+    (16,)
+    >>> bool(np.allclose(encoder.decode(code), [0.2, -0.1, 0.5]))
+    True
     """
 
     def __init__(
