@@ -77,6 +77,10 @@ class Limits:
     def reset(self) -> None:
         """Restore every limit to its default.
 
+        Returns
+        -------
+        None
+
         Examples
         --------
         >>> import paperkernels

@@ -95,7 +95,28 @@ class BiasVariance:
     n_replicates: int
 
     def report(self, report: Report = None) -> None:
-        """Print the decomposition as a table."""
+        """Print the decomposition as a table.
+
+        Parameters
+        ----------
+        report : Report, optional
+            Where the table goes (default: a new one printing to standard output).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.greedy import EnsembleForwardSelection, bias_variance
+        >>> X = np.random.default_rng(0).normal(size=(80, 10))
+        >>> bias_variance(EnsembleForwardSelection(k=2, n_estimators=5), X, X[:, 0], 1.0, n_replicates=5,
+        ...               random_state=0).report()                                # doctest: +ELLIPSIS
+          k  bias^2  variance    risk  train err      df   df se
+          -  ------  --------  ------  ---------  ------  ------
+          0 ...
+        """
         report = report if report is not None else Report()
         rows = [
             [int(t), float(b), float(v), float(r), float(e), float(d), float(s)]

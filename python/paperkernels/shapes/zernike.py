@@ -281,6 +281,7 @@ class PolarGrid:
 
     @property
     def shape(self) -> Tuple[int, int]:
+        """``(n_theta, n_rho)``: the shape of the sample arrays on this grid."""
         return (len(self.theta), len(self.rho))
 
 
