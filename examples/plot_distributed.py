@@ -4,7 +4,7 @@ Scale-out: a stopping-time study on a local Dask cluster
 
 :func:`paperkernels.distributed.run_grid` splits the runs of every grid cell into chunks that Dask
 workers compute; the results equal the single-process call bit for bit. The figure shows the mean
-stopping time per cell against ``log(1/delta)``.
+stopping time per cell against ``log(1/delta)``, with the asymptotic lower bound of each instance.
 """
 
 import matplotlib.pyplot as plt
@@ -28,8 +28,10 @@ fig, ax = plt.subplots(figsize=(6, 4))
 for index, mu in enumerate(instances):
     cells = [cell for cell in grid if list(cell.mu) == mu]
     x = [np.log(1 / cell.delta) for cell in cells]
-    ax.errorbar(x, [cell.result.mean_tau for cell in cells], yerr=[cell.result.se_tau for cell in cells],
-                marker="o", capsize=3, label=f"mu = {mu}")
+    line = ax.errorbar(x, [cell.result.mean_tau for cell in cells], yerr=[cell.result.se_tau for cell in cells],
+                       marker="o", capsize=3, label=f"mu = {mu}")
+    bound = toptwo.characteristic_time(mu, beta=0.5).T
+    ax.plot(x, bound * np.array(x), ls="--", color=line[0].get_color(), label=r"$T^*_\beta \log(1/\delta)$")
 ax.set(xlabel="log(1/delta)", ylabel="mean stopping time", title="runs computed by two Dask workers")
 ax.legend()
 fig.tight_layout()

@@ -15,8 +15,9 @@ from paperkernels import greedy
 
 p, k, m = 200, 20, 40
 rng = np.random.default_rng(0)
-n = p
-X, _ = np.linalg.qr(rng.normal(size=(n, p)))          # orthonormal columns
+n = 2 * p
+Z = rng.normal(size=(n, p))
+X, _ = np.linalg.qr(Z - Z.mean(axis=0))               # centred, orthonormal columns
 X *= np.sqrt(n)
 theta = np.zeros(p)
 theta[:10] = np.linspace(3.0, 1.0, 10)
@@ -27,14 +28,16 @@ marginal = X.T @ (y - y.mean()) / n
 order = np.argsort(-np.abs(marginal))
 empirical = model.coef_[order] / marginal[order]        # the weight given to rank j
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-greedy.plot_weights(k, m / p, p=p, n_ranks=3 * k, ax=left, empirical=empirical[: 3 * k])
-left.set(title=f"rank weights, k = {k}, m/p = {m / p:g}")
-
 # %%
 # Cross-validation over (k, m) costs one fit per fold and m: every k is read off the path.
 cv = greedy.cross_validate_path(greedy.EnsembleForwardSelection(k=k, n_estimators=100, random_state=0),
                                 X, y, m_values=[1, 10, 40, None], cv=4, random_state=0)
+
+# %%
+# Left: the weights; right: the cross-validated error along the path for each m.
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+greedy.plot_weights(k, m / p, p=p, n_ranks=3 * k, ax=left, empirical=empirical[: 3 * k])
+left.set(title=f"rank weights, k = {k}, m/p = {m / p:g}")
 for row, m_value in enumerate(cv.m_values):
     right.errorbar(cv.k_values, cv.mse[row], yerr=cv.se[row], label=f"m = {m_value}", capsize=2)
 right.axvline(cv.best_k, color="k", ls=":")

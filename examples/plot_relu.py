@@ -20,16 +20,7 @@ other = moves.shift_hidden_bias(net, layer=1, neuron=0, t=5)
 verdict = equivalent(net, other)
 print(verdict)
 
-# %%
-# Both functions along a line through input space, and the parameters that differ.
-s = np.linspace(-3, 3, 241)
-points = np.column_stack([s, 0.5 * s - 0.25])
-fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-left.plot(s, net(points)[:, 0], lw=4, alpha=0.5, label="net")
-left.plot(s, other(points)[:, 0], "k--", label="shifted")
-left.set(xlabel="s  (x = (s, s/2 - 1/4))", ylabel="output",
-         title=f"equivalent: {verdict.equivalent} (proof: {verdict.proof})")
-left.legend()
+print("layer-1 biases:", [str(b) for b in net.biases[0]], "->", [str(b) for b in other.biases[0]])
 
 # %%
 # Fiber dimension beyond the permutation/scaling orbit, for small Gaussian networks.
@@ -43,6 +34,18 @@ for widths in architectures:
         biases = [rng.normal(size=widths[i + 1]) for i in range(len(widths) - 1)]
         larger += bool(fiber_description(ReLUNet(weights, biases), seed=0).beyond_scaling)
     shares.append(larger / 10)
+
+# %%
+# Left: both functions along a line through input space; right: the share of draws with hidden
+# symmetries.
+s = np.linspace(-3, 3, 241)
+points = np.column_stack([s, 0.5 * s - 0.25])
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+left.plot(s, net(points)[:, 0], lw=4, alpha=0.5, label="net")
+left.plot(s, other(points)[:, 0], "k--", label="shifted")
+left.set(xlabel="s  (x = (s, s/2 - 1/4))", ylabel="output",
+         title=f"equivalent: {verdict.equivalent} (proof: {verdict.proof})")
+left.legend()
 right.bar(["-".join(map(str, w)) for w in architectures], shares, color="C2")
 right.set(ylim=(0, 1), ylabel="share of 10 draws", xlabel="architecture",
           title="fiber larger than the scaling orbit")
