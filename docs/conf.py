@@ -100,6 +100,7 @@ else:
 html_theme = "pydata_sphinx_theme"
 html_title = f"paperkernels {release}"
 html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
