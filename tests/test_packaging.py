@@ -3,8 +3,9 @@ wheel's shared libraries are what auditwheel expects; the wheel-building configu
 platforms we ship.
 
 The sdist checks take seconds. Building the wheel compiles the extension (minutes on two cores),
-so it runs only when ``PAPERKERNELS_TEST_WHEEL=1``; each check is skipped when its tool
-(``build``, ``twine``, ``auditwheel``, ``cibuildwheel``) is not installed.
+so it runs only when ``PAPERKERNELS_TEST_WHEEL=1``; the C++ front-end check with GCC and clang
+only when ``PAPERKERNELS_TEST_COMPILERS=1``. Each check is skipped when its tool (``build``,
+``twine``, ``auditwheel``, ``cibuildwheel``, the compiler) is not installed.
 """
 
 from __future__ import annotations
@@ -126,3 +127,28 @@ def test_cibuildwheel_selects_the_shipped_platforms():
         assert f"cp312-{tag}" in identifiers["linux"], tag
     assert {"cp312-macosx_x86_64", "cp312-macosx_arm64"} <= identifiers["macos"]
     assert not any("i686" in ident for ident in identifiers["linux"])
+
+
+@pytest.mark.parametrize("compiler", ["g++", "clang++"])
+def test_cpp_compiles_without_warnings(compiler):
+    """Every translation unit passes the front end of GCC and clang with -Wall -Wextra -Werror.
+
+    Opt-in (``PAPERKERNELS_TEST_COMPILERS=1``, about a minute per compiler): it needs the compiler
+    and pybind11's headers (``pip install pybind11``; clang from the system's packages).
+    """
+    if os.environ.get("PAPERKERNELS_TEST_COMPILERS") != "1":
+        pytest.skip("set PAPERKERNELS_TEST_COMPILERS=1 to compile the C++ with GCC and clang")
+    if shutil.which(compiler) is None:
+        pytest.skip(f"needs {compiler}")
+    pybind11 = pytest.importorskip("pybind11")
+    import sysconfig
+
+    flags = ["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-ffp-contract=off",
+             "-I", str(ROOT / "cpp" / "include"), "-isystem", sysconfig.get_paths()["include"],
+             "-isystem", pybind11.get_include()]
+    failures = []
+    for source in sorted((ROOT / "cpp" / "bind").glob("*.cpp")):
+        done = subprocess.run([compiler, *flags, str(source)], capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            failures.append(f"{source.name}:\n{done.stderr[-2000:]}")
+    assert not failures, "\n".join(failures)
