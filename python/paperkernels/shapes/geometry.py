@@ -63,6 +63,8 @@ def normalize(
     compat : {"xshapeenc-0.1.2"}, optional
         Reproduce the reference implementation's fit: ``r_max`` measured to the corners of the
         bounding box (a disk then only reaches radius ``(1 - margin) / sqrt(2)``).
+    n_threads : int, optional
+        Threads for a batch of masks (None = all cores). Results do not depend on it.
 
     Returns
     -------

@@ -458,6 +458,8 @@ def zernike_moments(
         text with ``json.loads`` first. Numpy masked arrays are refused (their mask would be lost).
     N : int
         Largest radial order, ``0 <= N <= 200``.
+    input : {"auto", "cartesian", "polar", "polygon"}
+        How to read ``shapes`` (see above).
     supersample : int
         Masks: ``s x s`` sample points per pixel for the basis (1 = the pixel-centre rule).
     rule : {"boundary", "fan"}
