@@ -26,7 +26,20 @@ __all__ = ["__version__", "available_modules", "limits", "Limits", *_LAZY_MODULE
 
 
 def available_modules() -> List[str]:
-    """Names of the paper modules present in this build, in the package's canonical order."""
+    """Names of the paper modules present in this build, in the package's canonical order.
+
+    Returns
+    -------
+    list of str
+        A subset of ``["toptwo", "cascade", "greedy", "shapes", "relu"]``, in that order. The
+        modules are found without being imported.
+
+    Examples
+    --------
+    >>> import paperkernels
+    >>> paperkernels.available_modules()
+    ['toptwo', 'cascade', 'greedy', 'shapes', 'relu']
+    """
     found = []
     for name in MODULES:
         if importlib.util.find_spec(f"{__name__}.{name}") is not None:

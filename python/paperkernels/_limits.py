@@ -26,10 +26,36 @@ _DEFAULTS = {
 class Limits:
     """The process-wide size limits of paperkernels.
 
+    There is one instance, ``paperkernels.limits``; every call that would build a large result
+    reads it before any work starts and refuses the call with a ``ValueError`` naming the argument,
+    the size and the limit. Limits are process-wide: a change is seen by every thread.
+
     Attributes
     ----------
     max_result_bytes : int
         Largest memory, in bytes, of the arrays one call may return or build (default 4 GiB).
+
+    Raises
+    ------
+    AttributeError
+        When setting a name that is not a limit.
+    ValueError, TypeError
+        When a limit is set to something other than an integer ``>= 0``.
+
+    Examples
+    --------
+    >>> import paperkernels
+    >>> paperkernels.limits
+    paperkernels.limits(max_result_bytes=4294967296)
+    >>> with paperkernels.limits.override(max_result_bytes=2**20):
+    ...     paperkernels.shapes.rasterize(paperkernels.shapes.regular_polygon(6), 1024)
+    Traceback (most recent call last):
+        ...
+    ValueError: res: the float64 result of shape (1, 1024, 1024) would take ... GiB, above the limit ...
+    >>> paperkernels.limits.max_result_bytes = 16 * 2**30   # for the rest of the process
+    >>> paperkernels.limits.reset()
+    >>> paperkernels.limits.max_result_bytes == 4 * 2**30
+    True
     """
 
     __slots__ = ("max_result_bytes", "_lock")
@@ -49,7 +75,20 @@ class Limits:
         return f"paperkernels.limits({fields})"
 
     def reset(self) -> None:
-        """Restore every limit to its default."""
+        """Restore every limit to its default.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> import paperkernels
+        >>> paperkernels.limits.max_result_bytes = 2**20
+        >>> paperkernels.limits.reset()
+        >>> paperkernels.limits.max_result_bytes
+        4294967296
+        """
         for name, value in _DEFAULTS.items():
             object.__setattr__(self, name, value)
 
@@ -58,6 +97,32 @@ class Limits:
         """Set limits for the duration of a ``with`` block, then restore the previous values.
 
         The limits are process-wide: other threads see the new values while the block runs.
+
+        Parameters
+        ----------
+        **limits : int
+            New values by name, e.g. ``max_result_bytes=16 * 2**30``; each an integer ``>= 0``.
+
+        Yields
+        ------
+        Limits
+            This object, with the new values in force.
+
+        Raises
+        ------
+        TypeError
+            When a name is not a limit.
+        ValueError, TypeError
+            When a value is not an integer ``>= 0`` (nothing is changed then).
+
+        Examples
+        --------
+        >>> import paperkernels
+        >>> with paperkernels.limits.override(max_result_bytes=64 * 2**30) as limits:
+        ...     limits.max_result_bytes // 2**30
+        64
+        >>> paperkernels.limits.max_result_bytes // 2**30
+        4
         """
         checked = {}
         for name, value in limits.items():

@@ -42,7 +42,31 @@ def _require_distributed():
 
 
 def chunk_ranges(n: int, chunk_size: int) -> List[Tuple[int, int]]:
-    """Consecutive ``(start, count)`` chunks covering ``range(n)``."""
+    """Consecutive ``(start, count)`` chunks covering ``range(n)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of items (runs, learners, shapes), ``>= 0``.
+    chunk_size : int
+        Items per chunk, ``>= 1``; the last chunk holds the remainder.
+
+    Returns
+    -------
+    list of (int, int)
+        ``(start, count)`` pairs in increasing order of ``start``; empty when ``n == 0``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``n`` or ``chunk_size`` is not an integer in range (the message names it).
+
+    Examples
+    --------
+    >>> from paperkernels.distributed import chunk_ranges
+    >>> chunk_ranges(10, 4)
+    [(0, 4), (4, 4), (8, 2)]
+    """
     n = as_int(n, "n", low=0)
     chunk_size = as_int(chunk_size, "chunk_size", low=1)
     return [(start, min(chunk_size, n - start)) for start in range(0, n, chunk_size)]
@@ -67,6 +91,36 @@ def map_chunks(
     """``[fn(*args) for args in chunks]``, on the cluster's workers when ``client`` is given.
 
     Results come back in chunk order whatever order the workers finish in.
+
+    Parameters
+    ----------
+    fn : callable
+        Called as ``fn(*args)`` for every ``args`` in ``chunks``; with a client it must pickle
+        (a module-level function).
+    chunks : sequence of tuple
+        The arguments of each call.
+    client : dask.distributed.Client, optional
+        Where to run the calls. ``None`` runs them one after the other in this process.
+    progress : bool
+        Show a progress bar (tqdm when installed, a one-line summary otherwise).
+    desc : str
+        Label of the progress bar.
+
+    Returns
+    -------
+    list
+        ``fn(*args)`` for each chunk, in chunk order.
+
+    Raises
+    ------
+    ImportError
+        When a ``client`` is given but dask.distributed is not installed.
+
+    Examples
+    --------
+    >>> from paperkernels.distributed import map_chunks
+    >>> map_chunks(pow, [(2, 3), (3, 2)])
+    [8, 9]
     """
     with Progress(len(chunks), progress, desc) as bar:
         if client is None:
@@ -91,7 +145,28 @@ def _split(n: int, chunk_size: Optional[int], client: Any) -> List[Tuple[int, in
 
 @dataclass
 class GridCell:
-    """One configuration of :func:`run_grid` and its :class:`~paperkernels.toptwo.Runs`."""
+    """One configuration of :func:`run_grid` and its :class:`~paperkernels.toptwo.Runs`.
+
+    Parameters
+    ----------
+    mu : ndarray of float64
+        The arm means of the instance.
+    delta : float
+        The confidence level.
+    rule : str
+        The ``rule`` argument of :func:`paperkernels.toptwo.run_many`.
+    threshold : str, array or callable
+        The ``threshold`` argument of :func:`paperkernels.toptwo.run_many`.
+    result : paperkernels.toptwo.Runs
+        The runs of this configuration.
+
+    Examples
+    --------
+    >>> from paperkernels import distributed
+    >>> cell = distributed.run_grid([[0.6, 0.4]], [0.1], n_runs=5, seed=0)[0]
+    >>> cell.mu, cell.delta, cell.rule, cell.result.n_runs
+    (array([0.6, 0.4]), 0.1, 'random', 5)
+    """
 
     mu: np.ndarray
     delta: float
@@ -131,7 +206,54 @@ def run_grid(
     ``run_many`` keyword arguments in ``options``; its runs are split into chunks of ``chunk_size``
     consecutive runs, all cells' chunks queued together. Cell results equal
     ``run_many(mu, delta, n_runs, rule=rule, threshold=threshold, seed=seed, **options)`` bit for bit.
-    Cells come back in the grid's row-major order.
+
+    Parameters
+    ----------
+    instances : sequence of array-like
+        Arm means of each instance.
+    deltas : sequence of float
+        Confidence levels.
+    n_runs : int
+        Runs per cell, ``>= 1``.
+    rules : sequence of str
+        Values of ``rule`` (default ``("random",)``).
+    thresholds : sequence
+        Values of ``threshold`` (default ``("gk16",)``).
+    seed : None, int or numpy.random.Generator
+        Seed shared by every cell; ``None`` draws one fresh seed for the whole grid.
+    client : dask.distributed.Client, optional
+        Where to run the chunks; ``None`` runs them in this process.
+    chunk_size : int, optional
+        Runs per task (default: about four tasks per worker thread).
+    progress : bool
+        Show a progress bar over the chunks.
+    **options
+        Other keyword arguments of :func:`paperkernels.toptwo.run_many` (``beta``, ``challenger``,
+        ``arms``, ...), the same for every cell.
+
+    Returns
+    -------
+    list of GridCell
+        One cell per configuration, in the grid's row-major order (instances outermost, thresholds
+        innermost).
+
+    Raises
+    ------
+    ValueError
+        When a grid axis is empty, ``n_runs`` is not a positive integer, ``options`` contains
+        ``n_threads`` or ``first_run`` (chosen by the helper), or ``run_many`` refuses a cell's
+        arguments.
+
+    Examples
+    --------
+    >>> from paperkernels import distributed, toptwo
+    >>> grid = distributed.run_grid([[0.6, 0.4], [0.7, 0.5, 0.3]], [0.1, 0.01], n_runs=40, seed=3,
+    ...                             chunk_size=16)
+    >>> len(grid), grid[1].delta
+    (4, 0.01)
+    >>> single = toptwo.run_many([0.6, 0.4], 0.01, 40, seed=3)
+    >>> bool((grid[1].result.tau == single.tau).all())
+    True
     """
     from ._seed import as_seed
 
@@ -165,7 +287,46 @@ def run_many(
     progress: bool = False,
     **options: Any,
 ) -> Any:
-    """:func:`paperkernels.toptwo.run_many` with its runs split into chunks (bit-identical)."""
+    """:func:`paperkernels.toptwo.run_many` with its runs split into chunks (bit-identical).
+
+    Parameters
+    ----------
+    mu : array-like
+        Arm means.
+    delta : float
+        Confidence level.
+    n_runs : int
+        Number of runs, ``>= 1``.
+    seed : None, int or numpy.random.Generator
+        Seed of the runs; run ``r`` uses the streams of run ``r`` of this seed whatever chunk it is in.
+    client : dask.distributed.Client, optional
+        Where to run the chunks; ``None`` runs them in this process.
+    chunk_size : int, optional
+        Runs per task (default: about four tasks per worker thread).
+    progress : bool
+        Show a progress bar over the chunks.
+    **options
+        Other keyword arguments of :func:`paperkernels.toptwo.run_many` except ``n_threads`` and
+        ``first_run``.
+
+    Returns
+    -------
+    paperkernels.toptwo.Runs
+        Equal, array for array, to ``toptwo.run_many(mu, delta, n_runs, seed=seed, **options)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`paperkernels.toptwo.run_many` for bad arguments; ``n_threads`` and ``first_run``
+        are refused.
+
+    Examples
+    --------
+    >>> from paperkernels import distributed, toptwo
+    >>> runs = distributed.run_many([0.6, 0.4], 0.1, n_runs=30, seed=5, chunk_size=7)
+    >>> bool((runs.N == toptwo.run_many([0.6, 0.4], 0.1, 30, seed=5).N).all())
+    True
+    """
     rule = options.pop("rule", "random")
     threshold = options.pop("threshold", "gk16")
     return run_grid([mu], [delta], n_runs, rules=[rule], thresholds=[threshold], seed=seed, client=client,
@@ -198,9 +359,40 @@ def simulate_many(
 ) -> List[Any]:
     """Several :func:`paperkernels.cascade.simulate` studies at once, their runs split into chunks.
 
-    Each study is a dict of ``simulate`` arguments (``env``, ``learners``, ``T``, ``n_seeds``,
-    ``seed``, optionally ``record``). All chunks of all studies are queued together; each returned
+    All chunks of all studies are queued together; each returned
     :class:`~paperkernels.cascade.SimulationResult` equals ``simulate(**study)`` bit for bit.
+
+    Parameters
+    ----------
+    studies : sequence of dict
+        Each a dict of ``simulate`` arguments: ``env``, ``learners``, ``T``, ``n_seeds`` (default 1),
+        ``seed`` and optionally ``record``.
+    client : dask.distributed.Client, optional
+        Where to run the chunks; ``None`` runs them in this process.
+    chunk_size : int, optional
+        Runs per task (default: about four tasks per worker thread).
+    progress : bool
+        Show a progress bar over the chunks.
+
+    Returns
+    -------
+    list of paperkernels.cascade.SimulationResult
+        One result per study, in order.
+
+    Raises
+    ------
+    ValueError
+        When a study has keys other than those above, a bad ``n_seeds`` or ``seed``, or
+        ``simulate`` refuses its arguments.
+
+    Examples
+    --------
+    >>> from paperkernels import cascade, distributed
+    >>> env = cascade.worked_example()
+    >>> studies = [dict(env=env, learners=[cascade.CascadeUCB1()], T=200, n_seeds=4, seed=s) for s in (1, 2)]
+    >>> results = distributed.simulate_many(studies, chunk_size=3)
+    >>> [r.regret.shape for r in results]
+    [(1, 4, 200), (1, 4, 200)]
     """
     from ._seed import as_seed
 
@@ -232,7 +424,49 @@ def simulate(
     progress: bool = False,
 ) -> Any:
     """:func:`paperkernels.cascade.simulate` with its runs split into chunks of ``chunk_size``
-    consecutive runs (run r keeps the random streams of run r); bit-identical to the single call."""
+    consecutive runs (run r keeps the random streams of run r); bit-identical to the single call.
+
+    Parameters
+    ----------
+    env : paperkernels.cascade.CascadeEnvironment
+        The environment.
+    learners : sequence of paperkernels.cascade.CascadeLearner
+        The learners, each run on the same click randomness.
+    T : int
+        Rounds per run.
+    n_seeds : int
+        Number of runs.
+    seed : None, int or numpy.random.Generator
+        Seed of the runs.
+    client : dask.distributed.Client, optional
+        Where to run the chunks; ``None`` runs them in this process.
+    record : bool
+        Also keep the cascades shown and the first clicks.
+    chunk_size : int, optional
+        Runs per task (default: about four tasks per worker thread).
+    progress : bool
+        Show a progress bar over the chunks.
+
+    Returns
+    -------
+    paperkernels.cascade.SimulationResult
+        Equal, array for array, to ``cascade.simulate(env, learners, T, n_seeds, seed, record=record)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`paperkernels.cascade.simulate` for bad arguments.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels import cascade, distributed
+    >>> env = cascade.worked_example()
+    >>> split = distributed.simulate(env, [cascade.CascadeUCB1()], T=300, n_seeds=5, seed=2, chunk_size=2)
+    >>> whole = cascade.simulate(env, [cascade.CascadeUCB1()], T=300, n_seeds=5, seed=2)
+    >>> bool(np.array_equal(split.regret, whole.regret))
+    True
+    """
     study = dict(env=env, learners=learners, T=T, n_seeds=n_seeds, seed=seed, record=record)
     return simulate_many([study], client, chunk_size=chunk_size, progress=progress)[0]
 
@@ -257,8 +491,46 @@ def fit_ensemble(
     workers, then reduce their paths in learner order.
 
     The result (every fitted attribute) is bit-identical to ``estimator.fit(X, y)`` for any number of
-    workers and any ``chunk_size`` (learners per task). The centred design (and its Gram matrix) is
-    built once here and broadcast to the workers. Returns the fitted ``estimator``.
+    workers and any ``chunk_size``. The centred design (and its Gram matrix) is built once here and
+    broadcast to the workers.
+
+    Parameters
+    ----------
+    estimator : paperkernels.greedy.EnsembleForwardSelection
+        The estimator to fit (its parameters decide everything but where the learners run).
+    X : array-like of shape (n_samples, n_features)
+        Training data.
+    y : array-like of shape (n_samples,)
+        Targets.
+    client : dask.distributed.Client, optional
+        Where to run the learners; ``None`` runs the chunks in this process.
+    chunk_size : int, optional
+        Learners per task (default: about four tasks per worker thread).
+    progress : bool
+        Show a progress bar over the chunks.
+
+    Returns
+    -------
+    paperkernels.greedy.EnsembleForwardSelection
+        ``estimator`` itself, fitted.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As ``estimator.fit`` for bad data or parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels import distributed
+    >>> from paperkernels.greedy import EnsembleForwardSelection
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 12)); y = X[:, 0] - X[:, 1] + 0.1 * rng.normal(size=100)
+    >>> split = distributed.fit_ensemble(EnsembleForwardSelection(k=4, n_estimators=30, random_state=0),
+    ...                                  X, y, chunk_size=7)
+    >>> whole = EnsembleForwardSelection(k=4, n_estimators=30, random_state=0).fit(X, y)
+    >>> bool(np.array_equal(split.coef_path_, whole.coef_path_))
+    True
     """
     X, y, params, seed, design = estimator._prepare_fit(X, y)
     response = design.response(y)  # here, once: the workers' BLAS may round X^T y differently
@@ -289,11 +561,46 @@ def encode_shapes(
 ) -> Any:
     """Geometry codes of a large collection as a ``dask.array`` of shape ``(B, D)``.
 
-    ``shapes`` is a ``dask.array`` or numpy array of masks/polar grids ``(B, H, W)``, or a sequence
-    of polygons (any form :class:`paperkernels.shapes.XShapeEncoder` accepts). Chunks of
-    ``chunk_size`` shapes are encoded independently; the codes equal
-    ``encoder.encode_geometry(shapes)`` bit for bit. With a ``client`` the array is persisted on the
-    cluster (the work starts at once; ``progress=True`` follows it); without, it stays lazy.
+    Chunks of ``chunk_size`` shapes are encoded independently; the codes equal
+    ``encoder.encode_geometry(shapes)`` bit for bit.
+
+    Parameters
+    ----------
+    encoder : paperkernels.shapes.XShapeEncoder
+        The encoder (shipped once to each worker).
+    shapes : dask.array.Array, ndarray or sequence
+        A ``dask.array`` or numpy array of masks or polar grids ``(B, H, W)``, or a sequence of
+        polygons (any form :class:`paperkernels.shapes.XShapeEncoder` accepts).
+    client : dask.distributed.Client, optional
+        With a client the array is persisted on the cluster (the work starts at once;
+        ``progress=True`` follows it); without, it stays lazy and runs on ``compute()``.
+    chunk_size : int
+        Shapes per task (default 1024).
+    progress : bool
+        With a client, show a progress bar until the codes are computed.
+
+    Returns
+    -------
+    dask.array.Array
+        Codes of shape ``(B, encoder.length)`` and dtype ``encoder.dtype``.
+
+    Raises
+    ------
+    ValueError
+        When ``shapes`` is empty or an array is not 3-dimensional; the encoder's errors for bad
+        shapes surface when the codes are computed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels import distributed, shapes
+    >>> encoder = shapes.XShapeEncoder(8)
+    >>> masks = shapes.rasterize([shapes.regular_polygon(n) for n in (3, 4, 5, 6, 7)], 32)
+    >>> codes = distributed.encode_shapes(encoder, masks, chunk_size=2)
+    >>> codes.shape, codes.numblocks
+    ((5, 50), (3, 1))
+    >>> bool(np.array_equal(codes.compute(), encoder.encode_geometry(masks)))
+    True
     """
     import dask
     import dask.array as da

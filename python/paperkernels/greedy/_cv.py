@@ -32,6 +32,17 @@ class PathCVResult:
         earlier m.
     estimator : EnsembleForwardSelection or None
         Refitted on all the data at (best_k, best_m) when ``refit=True``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.greedy import EnsembleForwardSelection, cross_validate_path
+    >>> rng = np.random.default_rng(1)
+    >>> X = rng.normal(size=(50, 6)); y = X[:, 0] + 0.1 * rng.normal(size=50)
+    >>> cv = cross_validate_path(EnsembleForwardSelection(k=3, n_estimators=10, random_state=0), X, y,
+    ...                          m_values=[3], cv=2, random_state=0, refit=False)
+    >>> cv.k_values, cv.estimator is None
+    (array([0, 1, 2, 3]), True)
     """
 
     m_values: np.ndarray
@@ -147,11 +158,34 @@ def cross_validate_path(
     Returns
     -------
     PathCVResult
+        The error over the (m, k) grid, the best point and, with ``refit=True``, the refitted
+        estimator.
 
     Notes
     -----
     The loop over (m, fold) runs in Python between C++ fits, each of which polls for signals:
     Ctrl-C stops it within a fraction of a second.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad data, ``m_values`` outside ``[1, n_features]`` (naming ``m_values``), or folds that are
+        not valid (naming ``cv`` and the fold).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.greedy import EnsembleForwardSelection, cross_validate_path
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 8)); y = 2 * X[:, 0] + rng.normal(size=60)
+    >>> cv = cross_validate_path(EnsembleForwardSelection(k=4, n_estimators=20, random_state=0), X, y,
+    ...                          m_values=[2, None], cv=3, random_state=0)
+    >>> cv.mse.shape                   # (m values, k = 0..4)
+    (2, 5)
+    >>> cv.m_values                    # None resolved to all 8 features
+    array([2, 8])
+    >>> cv.estimator.k == cv.best_k
+    True
     """
     if not isinstance(refit, (bool, np.bool_)):
         raise TypeError(f"refit: expected a bool, got {type(refit).__name__} {refit!r}")

@@ -166,7 +166,38 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
     # -- fitting and prediction ------------------------------------------------------------------
 
     def fit(self, X, y):
-        """Fit the ensemble on X of shape (n_samples, n_features) and y of shape (n_samples,)."""
+        """Fit the ensemble on X of shape (n_samples, n_features) and y of shape (n_samples,).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (finite; constant columns are never selected).
+        y : array-like of shape (n_samples,)
+            Targets.
+
+        Returns
+        -------
+        EnsembleForwardSelection
+            ``self``, fitted: ``coef_path_``, ``intercept_path_``, ``coef_``, ``intercept_``,
+            ``selection_frequencies_``, ``feature_importances_`` and ``n_features_in_``.
+
+        Raises
+        ------
+        ValueError, TypeError
+            For bad data or parameters (each error names the argument), ``k > n_features``, columns too
+            faint to tell apart numerically, or results and workspaces above
+            ``paperkernels.limits.max_result_bytes`` (naming ``n_estimators`` or ``k``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.greedy import EnsembleForwardSelection
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(80, 10)); y = X[:, 0] - 2 * X[:, 1] + 0.1 * rng.normal(size=80)
+        >>> model = EnsembleForwardSelection(k=3, n_estimators=20, random_state=0).fit(X, y)
+        >>> model.coef_path_.shape, sorted(np.flatnonzero(np.abs(model.coef_) > 0.5).tolist())
+        ((4, 10), [0, 1])
+        """
         X, y, params, seed, design = self._prepare_fit(X, y)
         result = design.fit(
             y, k=params["k"], m=params["m"], n_learners=params["n_learners"], criterion=params["criterion"],
@@ -206,8 +237,34 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Data to predict.
         k : int in [0, k of the fit], optional
             A point on the path: ``k = 0`` predicts the training mean.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_samples,)
+            ``X @ coef_path_[k] + intercept_path_[k]``.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit`` (a ``ValueError`` and ``AttributeError`` subclass; without scikit-learn an
+            equivalent class of the same name).
+        ValueError, TypeError
+            For bad data, a different number of features than in ``fit``, or ``k`` out of range.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.greedy import EnsembleForwardSelection
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(80, 10)); y = X[:, 0] - 2 * X[:, 1] + 0.1 * rng.normal(size=80)
+        >>> model = EnsembleForwardSelection(k=3, n_estimators=20, random_state=0).fit(X, y)
+        >>> model.predict(X[:3]).shape
+        (3,)
+        >>> bool(np.allclose(model.predict(X, k=0), y.mean()))      # no step: the training mean
+        True
         """
         check_is_fitted(self)
         X, _ = validate(self, X, reset=False)
@@ -215,7 +272,36 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         return X @ self.coef_path_[step] + self.intercept_path_[step]
 
     def predict_path(self, X) -> np.ndarray:
-        """Predictions after 0, 1, ..., k steps: an array of shape (n_samples, k + 1)."""
+        """Predictions after 0, 1, ..., k steps: an array of shape (n_samples, k + 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data to predict.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_samples, k + 1)
+            Column ``t`` equals ``predict(X, k=t)``.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        ValueError, TypeError
+            For bad data or a different number of features than in ``fit``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.greedy import EnsembleForwardSelection
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(80, 10)); y = X[:, 0] - 2 * X[:, 1] + 0.1 * rng.normal(size=80)
+        >>> model = EnsembleForwardSelection(k=3, n_estimators=20, random_state=0).fit(X, y)
+        >>> path = model.predict_path(X[:3])
+        >>> path.shape, bool(np.allclose(path[:, -1], model.predict(X[:3])))
+        ((3, 4), True)
+        """
         check_is_fitted(self)
         X, _ = validate(self, X, reset=False)
         return X @ self.coef_path_.T + self.intercept_path_
@@ -224,6 +310,36 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         """Mean squared error of the predictions after 0, 1, ..., k steps: shape (k + 1,).
 
         On the training data this is the training error along the path.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data.
+        y : array-like of shape (n_samples,)
+            Targets.
+
+        Returns
+        -------
+        numpy.ndarray of shape (k + 1,)
+            Mean squared error after each number of steps.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        ValueError, TypeError
+            For bad data or lengths that differ.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.greedy import EnsembleForwardSelection
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(80, 10)); y = X[:, 0] - 2 * X[:, 1] + 0.1 * rng.normal(size=80)
+        >>> model = EnsembleForwardSelection(k=3, n_estimators=20, random_state=0).fit(X, y)
+        >>> errors = model.mse_path(X, y)
+        >>> errors.shape, bool(errors[-1] < errors[0])
+        ((4,), True)
         """
         predictions = self.predict_path(X)
         y = as_array(y, "y").ravel()

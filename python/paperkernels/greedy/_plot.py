@@ -18,7 +18,9 @@ def plot_weights(k: int, gamma: float, *, p: Optional[int] = None, n_ranks: Opti
     Parameters
     ----------
     k : int
+        Steps of each learner.
     gamma : float in (0, 1]
+        Subsampling rate m / p.
     p : int, optional
         Also draw ``exact_weights(k, m, p)``.
     n_ranks : int, optional
@@ -31,6 +33,22 @@ def plot_weights(k: int, gamma: float, *, p: Optional[int] = None, n_ranks: Opti
     Returns
     -------
     matplotlib.axes.Axes
+
+    Raises
+    ------
+    ImportError
+        When matplotlib is not installed.
+    ValueError, TypeError
+        For out-of-range arguments (named).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from paperkernels.greedy import plot_weights
+    >>> ax = plot_weights(5, 0.2, p=50)
+    >>> ax.get_xlabel() != ""
+    True
     """
     try:
         import matplotlib.pyplot as plt

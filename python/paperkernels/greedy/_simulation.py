@@ -35,6 +35,15 @@ class DegreesOfFreedom:
     train_error, train_error_se : ndarray
         Mean squared training residual ``||y - yhat||^2 / n`` and its standard error.
     n_replicates : int
+        Number of Monte Carlo replicates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.greedy import degrees_of_freedom_orthogonal
+    >>> d = degrees_of_freedom_orthogonal(np.zeros(5), 1.0, k=1, m=5, n_replicates=50, random_state=0)
+    >>> sorted(vars(d))
+    ['df', 'n_replicates', 'se', 'train_error', 'train_error_se']
     """
 
     df: np.ndarray
@@ -51,6 +60,27 @@ class BiasVariance:
     ``risk = bias2 + variance`` is ``E ||yhat - mu||^2 / n``; ``prediction_error = risk + sigma^2``
     is the expected error on a new response at the same design points, and equals
     ``train_error + 2 sigma^2 df / n`` in expectation (Efron's optimism theorem).
+
+    Attributes
+    ----------
+    k : ndarray of int
+        Path positions ``0..k``.
+    bias2, variance, risk : ndarray
+        Squared bias, variance and their sum ``E ||yhat - mu||^2 / n``.
+    prediction_error : ndarray
+        ``risk + sigma^2``.
+    train_error : ndarray
+        Mean squared training residual.
+    df, df_se : ndarray
+        Monte Carlo degrees of freedom and its standard error.
+    sigma : float
+        Noise standard deviation.
+    n_replicates : int
+        Number of Monte Carlo replicates.
+
+    Examples
+    --------
+    See :func:`bias_variance`.
     """
 
     k: np.ndarray
@@ -65,7 +95,28 @@ class BiasVariance:
     n_replicates: int
 
     def report(self, report: Report = None) -> None:
-        """Print the decomposition as a table."""
+        """Print the decomposition as a table.
+
+        Parameters
+        ----------
+        report : Report, optional
+            Where the table goes (default: a new one printing to standard output).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.greedy import EnsembleForwardSelection, bias_variance
+        >>> X = np.random.default_rng(0).normal(size=(80, 10))
+        >>> bias_variance(EnsembleForwardSelection(k=2, n_estimators=5), X, X[:, 0], 1.0, n_replicates=5,
+        ...               random_state=0).report()                                # doctest: +ELLIPSIS
+          k  bias^2  variance    risk  train err      df   df se
+          -  ------  --------  ------  ---------  ------  ------
+          0 ...
+        """
         report = report if report is not None else Report()
         rows = [
             [int(t), float(b), float(v), float(r), float(e), float(d), float(s)]
@@ -160,6 +211,28 @@ def degrees_of_freedom(estimator, X, mu, sigma: float, *, n_replicates: int = 20
     random_state : None, int or numpy.random.Generator
         Seeds the noise and, afresh for every replicate, the learners' subsets (the estimator's own
         random_state is not used, so that df includes the randomization of the ensemble).
+
+    Returns
+    -------
+    DegreesOfFreedom
+        ``df``, its standard error and the training error, each an array over the path ``t = 0..k``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad arrays (shapes, NaN), ``sigma <= 0``, ``n_replicates < 2``, bad estimator parameters,
+        or results and workspaces above ``paperkernels.limits.max_result_bytes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.greedy import EnsembleForwardSelection, degrees_of_freedom
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 8))
+    >>> d = degrees_of_freedom(EnsembleForwardSelection(k=3, m=4, n_estimators=20), X, 2 * X[:, 0], 1.0,
+    ...                        n_replicates=20, random_state=0)
+    >>> d.df.shape, d.n_replicates
+    ((4,), 20)
     """
     covariance = _CovarianceEstimate(float(sigma))
     train = []
@@ -174,7 +247,43 @@ def degrees_of_freedom(estimator, X, mu, sigma: float, *, n_replicates: int = 20
 def bias_variance(estimator, X, mu, sigma: float, *, n_replicates: int = 200, random_state=None) -> BiasVariance:
     """Monte Carlo bias/variance decomposition, training error and df along the path.
 
-    Same arguments as :func:`degrees_of_freedom`.
+    Parameters
+    ----------
+    estimator : EnsembleForwardSelection
+        Supplies k, m, n_estimators, criterion, fit_intercept, tol, n_jobs (it is not fitted).
+    X : array of shape (n, p)
+        Fixed design.
+    mu : array of shape (n,)
+        Known mean of the response (e.g. ``X @ beta``).
+    sigma : float > 0
+        Noise standard deviation.
+    n_replicates : int >= 2
+        Number of responses ``y = mu + sigma * N(0, I)``, each refitted.
+    random_state : None, int or numpy.random.Generator
+        Seeds the noise and, afresh for every replicate, the learners' subsets.
+
+    Returns
+    -------
+    BiasVariance
+        Squared bias, variance, risk, prediction and training error and df over the path ``t = 0..k``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`degrees_of_freedom`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.greedy import EnsembleForwardSelection, bias_variance
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 8))
+    >>> report = bias_variance(EnsembleForwardSelection(k=3, m=4, n_estimators=20), X, 2 * X[:, 0], 1.0,
+    ...                        n_replicates=20, random_state=0)
+    >>> report.k
+    array([0, 1, 2, 3])
+    >>> bool(np.allclose(report.risk, report.bias2 + report.variance))
+    True
     """
     count = 0
     mean = None
@@ -224,10 +333,32 @@ def degrees_of_freedom_orthogonal(theta, sigma: float, k: int, m: int, *, n_repl
     theta : array of shape (p,)
         Mean of ``z`` (the true coefficients in the orthonormal basis).
     sigma : float > 0
+        Noise standard deviation.
     k, m : int
         Steps and candidates per step, ``1 <= k <= p``, ``1 <= m <= p``.
     n_replicates : int >= 2
+        Number of draws of ``z``.
     random_state : None, int or numpy.random.Generator
+        Seeds the draws of ``z``.
+
+    Returns
+    -------
+    DegreesOfFreedom
+        0-d arrays: ``df``, its standard error and the training error of the infinite ensemble.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a bad ``theta``, ``sigma <= 0``, ``k`` or ``m`` out of range, or ``n_replicates < 2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.greedy import degrees_of_freedom_orthogonal
+    >>> d = degrees_of_freedom_orthogonal(np.array([3.0, 2.0, 0, 0, 0, 0]), 1.0, k=2, m=3,
+    ...                                   n_replicates=200, random_state=0)
+    >>> d.df.shape, bool(0 < d.df < 6)
+    ((), True)
     """
     theta = as_array(theta, "theta", ndim=1)
     p = theta.shape[0]

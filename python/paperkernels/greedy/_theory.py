@@ -59,6 +59,28 @@ def exact_weights(k: int, m: int, p: int) -> np.ndarray:
     ndarray of shape (p,)
         ``w_1, ..., w_p`` (rank 1 = largest ``|beta_hat|``). They sum to ``k``; ``m = 1`` gives
         ``k / p`` for every rank and ``m = p`` gives ``1{r <= k}``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``k``, ``m`` or ``p`` is not an integer in its range (named), or the recursion's ``k x p``
+        steps exceed the work limit ``paperkernels.greedy._theory.MAX_WORK``.
+
+    See Also
+    --------
+    asymptotic_weights : the limit p -> infinity.
+    plot_weights : the weights with their asymptotic curve and logistic bounds.
+
+    Examples
+    --------
+    >>> from paperkernels.greedy import exact_weights
+    >>> exact_weights(2, 1, 4)          # m = 1: every rank equally likely
+    array([0.5, 0.5, 0.5, 0.5])
+    >>> exact_weights(2, 4, 4)          # m = p: plain forward selection keeps the top k
+    array([1., 1., 0., 0.])
+    >>> w = exact_weights(3, 2, 6)
+    >>> w.round(4), float(w.sum())
+    (array([0.8 , 0.74, 0.65, 0.51, 0.3 , 0.  ]), 3.0)
     """
     p = as_int(p, "p", low=1)
     k = as_int(k, "k", low=0, high=p)
@@ -107,11 +129,28 @@ def asymptotic_weights(k: int, gamma: float, n_ranks: Optional[int] = None) -> n
     Parameters
     ----------
     k : int >= 0
+        Steps of each learner.
     gamma : float in (0, 1]
         Subsampling rate m / p.
     n_ranks : int, optional
         Number of ranks returned. Default: enough that every omitted weight is below 1e-12 (by the
         logistic upper bound), at most ``k + 100000``.
+
+    Returns
+    -------
+    ndarray of shape (n_ranks,)
+        ``w~_1, ..., w~_n_ranks``, non-increasing in the rank, within :func:`logistic_bounds`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``k``, ``gamma`` or ``n_ranks`` is out of range (named).
+
+    Examples
+    --------
+    >>> from paperkernels.greedy import asymptotic_weights
+    >>> asymptotic_weights(3, 0.5, n_ranks=6).round(4)
+    array([0.875 , 0.7656, 0.5879, 0.3606, 0.1989, 0.1043])
     """
     k = as_int(k, "k", low=0)
     gamma = _check_gamma(gamma)
@@ -134,9 +173,32 @@ def logistic_bounds(k: int, gamma: float, n_ranks: Optional[int] = None) -> Tupl
     With ``a = -log(1 - gamma)`` and ``C_k = 1 - (1 - gamma)^k``:
     ``C_k / (C_k + e^{a (j - k)}) <= w~_j <= C_k / (C_k + e^{a (j - k - 1)})``.
 
+    Parameters
+    ----------
+    k : int >= 0
+        Steps of each learner.
+    gamma : float in (0, 1]
+        Subsampling rate m / p.
+    n_ranks : int, optional
+        Number of ranks returned; the default is that of :func:`asymptotic_weights`.
+
     Returns
     -------
-    (lower, upper) : tuple of ndarray of shape (n_ranks,)
+    lower, upper : ndarray of shape (n_ranks,)
+        The bounds at ranks ``1..n_ranks``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``k``, ``gamma`` or ``n_ranks`` is out of range (named).
+
+    Examples
+    --------
+    >>> from paperkernels.greedy import asymptotic_weights, logistic_bounds
+    >>> lower, upper = logistic_bounds(3, 0.5, n_ranks=6)
+    >>> w = asymptotic_weights(3, 0.5, n_ranks=6)
+    >>> bool(((lower <= w) & (w <= upper)).all())
+    True
     """
     k = as_int(k, "k", low=0)
     gamma = _check_gamma(gamma)

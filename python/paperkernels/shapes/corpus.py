@@ -87,6 +87,42 @@ def synthetic_shapes(
     results that lose more than 80% of their area are rejected and drawn again. Holes appear
     naturally (a partner inside the shape and a difference). With ``connected`` only the largest
     part of a MultiPolygon is kept. The same seed gives the same corpus.
+
+    Parameters
+    ----------
+    n : int
+        Number of shapes, ``>= 1``.
+    seed : None, int or numpy.random.Generator
+        Seed of the corpus (default 0).
+    n_operations : (int, int)
+        Smallest and largest number of boolean operations per shape.
+    primitives : sequence of str
+        Primitive kinds to draw from.
+    operations : sequence of str
+        Boolean operations to draw from.
+    connected : bool
+        Keep only the largest part of a MultiPolygon.
+
+    Returns
+    -------
+    list of shapely.Polygon or shapely.MultiPolygon
+        ``n`` valid geometries inside the unit disk.
+
+    Raises
+    ------
+    ImportError
+        When shapely is not installed.
+    ValueError, TypeError
+        For a bad count, an unknown primitive or operation, or ``n_operations`` out of order.
+
+    Examples
+    --------
+    >>> from paperkernels import shapes
+    >>> corpus = shapes.synthetic_shapes(3, seed=0)
+    >>> len(corpus), all(shape.is_valid for shape in corpus)
+    (3, True)
+    >>> shapes.rasterize(corpus, 32).shape
+    (3, 32, 32)
     """
     n = as_int(n, "n", low=1, high=MAX_CORPUS)
     lo, hi = (as_int(v, "n_operations", low=0, high=1000) for v in n_operations)

@@ -63,6 +63,8 @@ def normalize(
     compat : {"xshapeenc-0.1.2"}, optional
         Reproduce the reference implementation's fit: ``r_max`` measured to the corners of the
         bounding box (a disk then only reaches radius ``(1 - margin) / sqrt(2)``).
+    n_threads : int, optional
+        Threads for a batch of masks (None = all cores). Results do not depend on it.
 
     Returns
     -------
@@ -71,6 +73,23 @@ def normalize(
         their type; masks become float64 coverage masks).
     pose : numpy.ndarray
         ``(3,)`` or ``(B, 3)`` rows ``(c_x, c_y, s)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For shapes that cannot be read (named), an empty mask, ``margin`` outside ``[0, 1)``, or an
+        unknown ``compat``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels import shapes
+    >>> star = shapes.star_polygon(5, 0.5, radius=3.0, center=(10.0, 4.0))
+    >>> unit, pose = shapes.normalize(star)
+    >>> pose
+    array([10.   ,  4.   ,  0.333])
+    >>> round(float(np.hypot(*unit.T).max()), 6)       # the farthest vertex at 1 - margin
+    0.999
     """
     compat = _as_compat(compat)
     margin = as_float(margin, "margin", low=0.0, high=1.0, high_open=True)
@@ -200,7 +219,45 @@ def denormalize(
     supersample: int = 4,
     n_threads: Optional[int] = None,
 ) -> Any:
-    """Inverse of :func:`normalize`: ``world = c + unit / s`` for each pose row ``(c_x, c_y, s)``."""
+    """Inverse of :func:`normalize`: ``world = c + unit / s`` for each pose row ``(c_x, c_y, s)``.
+
+    Parameters
+    ----------
+    unit_shape
+        Polygons (as :func:`normalize` returns them) or masks in the unit frame.
+    pose : array_like
+        ``(3,)`` or ``(B, 3)`` rows ``(c_x, c_y, s)`` with ``s > 0``.
+    input : {"auto", "polygon", "cartesian"}
+        How to read ``unit_shape``.
+    res : int or (int, int), optional
+        Masks: size of the returned masks.
+    supersample : int
+        Masks: samples per pixel side when resampling.
+    n_threads : int, optional
+        Threads for a batch of masks (None = all cores).
+
+    Returns
+    -------
+    world_shape
+        Same kind as ``unit_shape``, moved back to world coordinates.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``pose`` has the wrong shape or a scale that is not positive and finite, or the shapes
+        cannot be read.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels import shapes
+    >>> square = shapes.regular_polygon(4, radius=2.0, center=(3.0, 1.0))
+    >>> unit, pose = shapes.normalize(square)
+    >>> pose
+    array([3.    , 1.    , 0.4995])
+    >>> bool(np.allclose(shapes.denormalize(unit, pose), square))
+    True
+    """
     input = as_choice(input, "input", ("auto", "polygon", "cartesian"))
     if input == "auto":
         input = _guess_input(unit_shape, "unit_shape")
@@ -246,7 +303,36 @@ def rasterize(polygons: Any, res: Any = 128, *, supersample: int = 1, n_threads:
     """Masks of polygons on the ``[-1, 1]^2`` pixel grid (y up): the fraction of each pixel's
     ``s x s`` sample points inside (even-odd rule), so ``supersample=1`` gives a binary mask.
 
-    Returns float64 ``(H, W)`` for one polygon or ``(B, H, W)`` for a batch.
+    Parameters
+    ----------
+    polygons
+        One polygon or a batch, in any form :func:`zernike_moments` accepts.
+    res : int or (int, int)
+        Image size; an int gives a square image.
+    supersample : int
+        ``s x s`` sample points per pixel, ``>= 1``.
+    n_threads : int, optional
+        Threads for a batch (None = all cores). Results do not depend on it.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``(H, W)`` for one polygon or ``(B, H, W)`` for a batch, values in [0, 1].
+
+    Raises
+    ------
+    ValueError, TypeError
+        For polygons that cannot be read, a bad ``res`` or ``supersample``, or a raster above
+        ``paperkernels.limits.max_result_bytes``.
+
+    Examples
+    --------
+    >>> from paperkernels import shapes
+    >>> mask = shapes.rasterize(shapes.regular_polygon(4), 64)
+    >>> mask.shape, float(mask.max())
+    ((64, 64), 1.0)
+    >>> shapes.rasterize([shapes.regular_polygon(3), shapes.star_polygon()], 32, supersample=4).shape
+    (2, 32, 32)
     """
     H, W = _as_resolution(res)
     supersample = as_int(supersample, "supersample", low=1, high=16)
@@ -270,7 +356,39 @@ def star_polygon(
     n_points: int = 5, inner: float = 0.5, *, radius: float = 1.0, rotation: float = 0.0, center=(0.0, 0.0)
 ) -> np.ndarray:
     """Star with ``n_points`` tips (``2 n_points`` vertices, counter-clockwise): tips at ``radius``,
-    notches at ``inner * radius``, the first tip at angle ``rotation``."""
+    notches at ``inner * radius``, the first tip at angle ``rotation``.
+
+    Parameters
+    ----------
+    n_points : int
+        Number of tips, ``>= 2``.
+    inner : float
+        Radius of the notches relative to ``radius``, in ``(0, 1]``.
+    radius : float
+        Radius of the tips, ``> 0``.
+    rotation : float
+        Angle of the first tip, in radians.
+    center : (float, float)
+        Centre of the star.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``(2 n_points, 2)`` vertices.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For out-of-range counts or radii, or values that are not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.shapes import star_polygon
+    >>> star = star_polygon(5, 0.5, radius=2.0)
+    >>> star.shape, np.hypot(*star.T).round(6)[:4]
+    ((10, 2), array([2., 1., 2., 1.]))
+    """
     n_points = as_int(n_points, "n_points", low=2, high=MAX_POLYGON_VERTICES // 2)
     inner = as_float(inner, "inner", low=0.0, high=1.0, low_open=True)
     radius = as_float(radius, "radius", low=0.0, low_open=True)
@@ -281,7 +399,38 @@ def star_polygon(
 
 
 def regular_polygon(n_sides: int, *, radius: float = 1.0, rotation: float = 0.0, center=(0.0, 0.0)) -> np.ndarray:
-    """Regular polygon with ``n_sides`` vertices on a circle of ``radius`` (counter-clockwise)."""
+    """Regular polygon with ``n_sides`` vertices on a circle of ``radius`` (counter-clockwise).
+
+    Parameters
+    ----------
+    n_sides : int
+        Number of vertices, ``>= 3``.
+    radius : float
+        Circumradius, ``> 0``.
+    rotation : float
+        Angle of the first vertex, in radians.
+    center : (float, float)
+        Centre of the circle.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``(n_sides, 2)`` vertices.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a count below 3 or a radius, rotation or centre that is not finite.
+
+    Examples
+    --------
+    >>> from paperkernels.shapes import regular_polygon
+    >>> regular_polygon(4, radius=2.0).round(6) + 0.0
+    array([[ 2.,  0.],
+           [ 0.,  2.],
+           [-2.,  0.],
+           [ 0., -2.]])
+    """
     n_sides = as_int(n_sides, "n_sides", low=3, high=MAX_POLYGON_VERTICES)
     radius = as_float(radius, "radius", low=0.0, low_open=True)
     angles = as_float(rotation, "rotation") + 2 * np.pi * np.arange(n_sides) / n_sides
@@ -291,7 +440,34 @@ def regular_polygon(n_sides: int, *, radius: float = 1.0, rotation: float = 0.0,
 
 def iou(a: Any, b: Any, threshold: float = 0.5) -> Any:
     """Intersection over union of masks binarised at ``>= threshold`` (in [0, 1], like the mask
-    values): a float, or ``(B,)`` for batches."""
+    values): a float, or ``(B,)`` for batches.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Masks ``(H, W)`` or batches ``(B, H, W)`` of the same shape, values in [0, 1].
+    threshold : float
+        Binarisation level in [0, 1].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The IoU in [0, 1] (1 when both masks are empty), or ``(B,)`` for batches.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When the shapes differ, values are not finite, or ``threshold`` leaves [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels import shapes
+    >>> a = shapes.rasterize(shapes.regular_polygon(4), 64)
+    >>> b = shapes.rasterize(shapes.regular_polygon(4, rotation=np.pi / 4), 64)
+    >>> round(float(shapes.iou(a, b)), 3), shapes.iou(np.stack([a, b]), np.stack([a, a]))
+    (0.708, array([1.        , 0.70800821]))
+    """
     threshold = as_float(threshold, "threshold", low=0.0, high=1.0)
     A = as_array(a, "a", dtype=np.float64, allow_empty=True) >= threshold
     Bm = as_array(b, "b", dtype=np.float64, allow_empty=True) >= threshold

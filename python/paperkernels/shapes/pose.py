@@ -94,6 +94,17 @@ class PoseEncoder:
     ``p G = a / (2 (n + 1))`` with ``G_kj = integral w_k R_{n_j} rho drho``; it is exact when
     ``L >= K`` and ``G`` has full rank. Large ``m_p`` with small ``L`` makes ``G`` ill-conditioned
     (``R_n^m ~ rho^m`` barely reaches the inner windows): see :attr:`condition_number`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.shapes import PoseEncoder
+    >>> encoder = PoseEncoder(3, L=16)
+    >>> code = encoder.encode([0.2, -0.1, 0.5])
+    >>> code.shape
+    (16,)
+    >>> bool(np.allclose(encoder.decode(code), [0.2, -0.1, 0.5]))
+    True
     """
 
     def __init__(
@@ -193,14 +204,64 @@ class PoseEncoder:
         return windows
 
     def windows(self, rho: Any) -> np.ndarray:
-        """Orthonormal windows ``w_k(rho)``: shape ``(len(rho), K)``."""
+        """Orthonormal windows ``w_k(rho)``: shape ``(len(rho), K)``.
+
+        Parameters
+        ----------
+        rho : array_like
+            Radii in ``[0, 1]``.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 ``(len(rho), K)``.
+
+        Raises
+        ------
+        ValueError, TypeError
+            When ``rho`` leaves ``[0, 1]`` or is not finite.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.shapes import PoseEncoder
+        >>> encoder = PoseEncoder(3, m_p=5, L=8)
+        >>> encoder.windows(np.array([0.1, 0.5])).shape
+        (2, 3)
+        """
         r = as_array(rho, "rho", ndim=1, low=0.0, high=1.0)
         return self._seeds(r) @ self._combination
 
     # -- band matrices ---------------------------------------------------------------------------
 
     def band_gram(self, m: int, L: int) -> np.ndarray:
-        """``G_kj = integral_0^1 w_k R_{m+2j}^m rho drho`` for ``j < L``: shape (K, L)."""
+        """``G_kj = integral_0^1 w_k R_{m+2j}^m rho drho`` for ``j < L``: shape (K, L).
+
+        Parameters
+        ----------
+        m : int
+            Angular frequency, ``>= 0``.
+        L : int
+            Number of radial orders, ``>= 1``.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 ``(K, L)``.
+
+        Raises
+        ------
+        ValueError, TypeError
+            For counts out of range.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.shapes import PoseEncoder
+        >>> encoder = PoseEncoder(3, m_p=5, L=8)
+        >>> encoder.band_gram(5, 8).shape
+        (3, 8)
+        """
         if self.compat is not None:
             self._check_compat_memory(int(L))
         radials = _core.shapes_radial_band(int(m), int(L), np.ascontiguousarray(self._rho))
@@ -209,7 +270,34 @@ class PoseEncoder:
         return _trapezoid(self._windows.T[:, None, :] * radials.T[None, :, :] * self._rho, self._rho)
 
     def band_matrix(self, m: int, L: int) -> np.ndarray:
-        """The linear code map of angular frequency m: ``a = p @ band_matrix(m, L)``, shape (K, L)."""
+        """The linear code map of angular frequency m: ``a = p @ band_matrix(m, L)``, shape (K, L).
+
+        Parameters
+        ----------
+        m : int
+            Angular frequency, ``>= 0``.
+        L : int
+            Number of radial orders, ``>= 1``.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 ``(K, L)``.
+
+        Raises
+        ------
+        ValueError, TypeError
+            For counts out of range.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.shapes import PoseEncoder
+        >>> encoder = PoseEncoder(3, m_p=5, L=8)
+        >>> pose = np.array([0.2, 0.1, 0.3])
+        >>> bool(np.allclose(encoder.encode(pose), pose @ encoder.band_matrix(5, 8)))
+        True
+        """
         if self.compat is None:
             orders = m + 2 * np.arange(L)
             return self.band_gram(m, L) * (2.0 * (orders + 1))
@@ -227,6 +315,29 @@ class PoseEncoder:
 
         Coefficient (n, m) takes entry ``(n - m) / 2`` of the code with ``m_p = m`` and one entry per
         radial order ``m, m + 2, ..., N``.
+
+        Parameters
+        ----------
+        N : int
+            Order of the joint code, ``0 <= N <= MAX_ORDER``.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 ``(K, S(N))``.
+
+        Raises
+        ------
+        ValueError, TypeError
+            When ``N`` is out of range.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.shapes import PoseEncoder
+        >>> encoder = PoseEncoder(3, m_p=5, L=8)
+        >>> encoder.phase_matrix(6).shape
+        (3, 16)
         """
         if self.compat is not None:
             self._check_compat_memory(N // 2 + 1)
@@ -242,7 +353,31 @@ class PoseEncoder:
         return float(np.linalg.cond(self.gram))
 
     def encode(self, pose: Any) -> np.ndarray:
-        """Codes ``(L,)`` or ``(B, L)`` of poses ``(K,)`` or ``(B, K)``."""
+        """Codes ``(L,)`` or ``(B, L)`` of poses ``(K,)`` or ``(B, K)``.
+
+        Parameters
+        ----------
+        pose : array_like
+            Poses ``(K,)`` or ``(B, K)``, finite.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 codes ``(L,)`` or ``(B, L)``.
+
+        Raises
+        ------
+        ValueError, TypeError
+            When the last axis is not K long or values are not finite.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.shapes import PoseEncoder
+        >>> encoder = PoseEncoder(3, m_p=5, L=8)
+        >>> encoder.encode([[0.2, 0.1, 0.3], [0.0, 0.0, 1.0]]).shape
+        (2, 8)
+        """
         p = as_array(pose, "pose")
         if p.ndim not in (1, 2) or p.shape[-1] != self.K:
             raise ValueError(f"pose: expected shape ({self.K},) or (B, {self.K}), got {p.shape}")
@@ -253,7 +388,31 @@ class PoseEncoder:
         return codes
 
     def decode(self, codes: Any) -> np.ndarray:
-        """Least-squares poses ``(K,)`` or ``(B, K)`` from codes ``(L,)`` or ``(B, L)``."""
+        """Least-squares poses ``(K,)`` or ``(B, K)`` from codes ``(L,)`` or ``(B, L)``.
+
+        Parameters
+        ----------
+        codes : array_like
+            Codes ``(L,)`` or ``(B, L)``, finite.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 poses ``(K,)`` or ``(B, K)``.
+
+        Raises
+        ------
+        ValueError, TypeError
+            When the last axis is not L long or values are not finite.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.shapes import PoseEncoder
+        >>> encoder = PoseEncoder(3, m_p=5, L=8)
+        >>> bool(np.allclose(encoder.decode(encoder.encode([0.2, 0.1, 0.3])), [0.2, 0.1, 0.3]))
+        True
+        """
         a = as_array(codes, "codes")
         if a.ndim not in (1, 2) or a.shape[-1] != self.L:
             raise ValueError(f"codes: expected shape ({self.L},) or (B, {self.L}), got {a.shape}")
@@ -266,7 +425,35 @@ class PoseEncoder:
         return (a * radial_norms) @ np.linalg.pinv(self.gram)
 
     def field(self, pose: Any, rho: Any, theta: Any) -> np.ndarray:
-        """The pose field ``F = P(rho) cos(m_p theta)`` at broadcast points."""
+        """The pose field ``F = P(rho) cos(m_p theta)`` at broadcast points.
+
+        Parameters
+        ----------
+        pose : array_like
+            One pose ``(K,)``.
+        rho : array_like
+            Radii in ``[0, 1]``.
+        theta : array_like
+            Angles in radians, broadcast against ``rho``.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 field values of the broadcast shape.
+
+        Raises
+        ------
+        ValueError, TypeError
+            For a pose of the wrong length, radii outside ``[0, 1]`` or shapes that do not broadcast.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paperkernels.shapes import PoseEncoder
+        >>> encoder = PoseEncoder(3, m_p=5, L=8)
+        >>> encoder.field([0.2, 0.1, 0.3], np.array([0.25, 0.5]), 0.0).shape
+        (2,)
+        """
         p = as_array(pose, "pose", shape=(self.K,))
         r = as_array(rho, "rho", low=0.0, high=1.0)
         t = as_array(theta, "theta")

@@ -53,13 +53,57 @@ MAX_GRID_SIDE = 1 << 24  # samples per axis of a polar grid
 
 
 def n_coefficients(N: int) -> int:
-    """Size ``S(N) = floor((N + 2)**2 / 4)`` of the half index set of order N."""
+    """Size ``S(N) = floor((N + 2)**2 / 4)`` of the half index set of order N.
+
+    Parameters
+    ----------
+    N : int
+        Largest radial order, ``0 <= N <= MAX_ORDER``.
+
+    Returns
+    -------
+    int
+        ``S(N)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``N`` is not an integer in ``[0, MAX_ORDER]``.
+
+    Examples
+    --------
+    >>> from paperkernels.shapes import n_coefficients
+    >>> n_coefficients(4), n_coefficients(20)
+    (9, 121)
+    """
     N = as_order(N)
     return (N + 2) ** 2 // 4
 
 
 def indices(N: int) -> np.ndarray:
-    """The ``(n, m)`` pairs of the half set of order N, in code order: shape ``(S(N), 2)``."""
+    """The ``(n, m)`` pairs of the half set of order N, in code order: shape ``(S(N), 2)``.
+
+    Parameters
+    ----------
+    N : int
+        Largest radial order, ``0 <= N <= MAX_ORDER``.
+
+    Returns
+    -------
+    numpy.ndarray
+        int ``(S(N), 2)``: rows ``(n, m)`` with ``0 <= m <= n <= N`` and ``n - m`` even, by n then m.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``N`` is not an integer in ``[0, MAX_ORDER]``.
+
+    Examples
+    --------
+    >>> from paperkernels.shapes import indices
+    >>> indices(3).tolist()
+    [[0, 0], [1, 1], [2, 0], [2, 2], [3, 1], [3, 3]]
+    """
     N = as_order(N)
     return np.array([(n, m) for n in range(N + 1) for m in range(n % 2, n + 1, 2)], dtype=np.int64).reshape(-1, 2)
 
@@ -73,6 +117,32 @@ def radial(n: int, m: int, rho: Any) -> np.ndarray:
     """Zernike radial polynomial ``R_n^|m|(rho)`` on ``[0, 1]`` (three-term recurrence in n).
 
     Accurate to about 1e-15 up to n = 300, where the factorial sum has lost every digit.
+
+    Parameters
+    ----------
+    n : int
+        Radial order, ``>= 0`` (accurate to about 1e-15 up to n = 300).
+    m : int
+        Angular order with ``|m| <= n`` and ``n - |m|`` even.
+    rho : array_like
+        Radii in ``[0, 1]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of the shape of ``rho`` (at least 1-d).
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``(n, m)`` is not a valid pair or ``rho`` leaves ``[0, 1]`` or is not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.shapes import radial
+    >>> radial(4, 0, np.array([0.0, 0.5, 1.0]))      # 6 rho^4 - 6 rho^2 + 1
+    array([ 1.   , -0.125,  1.   ])
     """
     n = as_int(n, "n", low=0, high=MAX_RADIAL_DEGREE)
     m = as_int(m, "m", low=-n, high=n)
@@ -88,6 +158,33 @@ def radial_table(N: int, rho: Any) -> np.ndarray:
     """All ``R_n^m(rho)`` of the half set of order N: shape ``rho.shape + (S(N),)``.
 
     A table larger than ``paperkernels.limits.max_result_bytes`` is refused before any work.
+
+    Parameters
+    ----------
+    N : int
+        Largest radial order, ``0 <= N <= MAX_ORDER``.
+    rho : array_like
+        Radii in ``[0, 1]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``rho.shape + (S(N),)``, columns in the order of :func:`indices`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``N`` or ``rho`` is out of range, or the table would exceed
+        ``paperkernels.limits.max_result_bytes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.shapes import radial_table
+    >>> radial_table(4, np.array([0.0, 1.0])).shape
+    (2, 9)
+    >>> radial_table(2, np.array([1.0]))         # R_n^m(1) = 1
+    array([[1., 1., 1., 1.]])
     """
     N = as_order(N)
     flat, shape = _as_radii(rho)
@@ -99,6 +196,36 @@ def zernike_basis(N: int, rho: Any, theta: Any) -> np.ndarray:
     """Orthonormal ``Z_nm(rho, theta)`` for the half set of order N: shape ``broadcast + (S(N),)``.
 
     A result larger than ``paperkernels.limits.max_result_bytes`` is refused before any work.
+
+    Parameters
+    ----------
+    N : int
+        Largest radial order, ``0 <= N <= MAX_ORDER``.
+    rho : array_like
+        Radii in ``[0, 1]``.
+    theta : array_like
+        Angles in radians, broadcast against ``rho``.
+
+    Returns
+    -------
+    numpy.ndarray
+        complex128 ``broadcast(rho, theta).shape + (S(N),)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``N`` or ``rho`` is out of range, the arrays do not broadcast, or the result would exceed
+        ``paperkernels.limits.max_result_bytes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.shapes import zernike_basis
+    >>> Z = zernike_basis(4, np.array([0.5, 1.0]), 0.0)
+    >>> Z.shape, Z.dtype
+    ((2, 9), dtype('complex128'))
+    >>> bool(np.isclose(Z[0, 0], 1 / np.sqrt(np.pi)))   # Z_00 = 1 / sqrt(pi)
+    True
     """
     N = as_order(N)
     rho_arr = as_array(rho, "rho", low=0.0, high=1.0, allow_empty=True)
@@ -123,7 +250,29 @@ def zernike_basis(N: int, rho: Any, theta: Any) -> np.ndarray:
 class PolarGrid:
     """Sample positions and quadrature weights of a polar grid: values are ``(n_theta, n_rho)``
     arrays whose row i holds angle ``theta[i]`` and column j radius ``rho[j]``; ``wrho`` includes
-    the area factor rho."""
+    the area factor rho.
+
+    Attributes
+    ----------
+    theta : numpy.ndarray
+        Angles ``(n_theta,)``.
+    rho : numpy.ndarray
+        Radii ``(n_rho,)``.
+    wtheta : numpy.ndarray
+        Angular weights ``(n_theta,)``.
+    wrho : numpy.ndarray
+        Radial weights times rho ``(n_rho,)``.
+    shape : (int, int)
+        ``(n_theta, n_rho)``, the shape of the sample arrays on this grid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels.shapes import polar_grid
+    >>> grid = polar_grid(16, 8, rule="gauss")
+    >>> bool(np.isclose(grid.wtheta.sum() * grid.wrho.sum(), np.pi))   # the area of the unit disk
+    True
+    """
 
     theta: np.ndarray
     rho: np.ndarray
@@ -132,13 +281,42 @@ class PolarGrid:
 
     @property
     def shape(self) -> Tuple[int, int]:
+        """``(n_theta, n_rho)``: the shape of the sample arrays on this grid."""
         return (len(self.theta), len(self.rho))
 
 
 def polar_grid(n_theta: int, n_rho: int, rule: str = "midpoint") -> PolarGrid:
     """A consistent polar grid: ``theta_i = 2 pi i / n_theta`` (periodic trapezoid, spectrally exact in
     theta) and radii by the ``"midpoint"`` rule (``rho_j = (j + 1/2) / n_rho``) or ``"gauss"``
-    (Gauss-Legendre on [0, 1], exact for polynomials of degree < 2 n_rho)."""
+    (Gauss-Legendre on [0, 1], exact for polynomials of degree < 2 n_rho).
+
+    Parameters
+    ----------
+    n_theta : int
+        Number of angles, ``>= 1``.
+    n_rho : int
+        Number of radii, ``>= 1``.
+    rule : {"midpoint", "gauss"}
+        Radial rule.
+
+    Returns
+    -------
+    PolarGrid
+        Angles and radii with their weights, for samples of shape ``(n_theta, n_rho)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When a count is not a positive integer, ``rule`` is unknown, or the grid would exceed
+        ``paperkernels.limits.max_result_bytes``.
+
+    Examples
+    --------
+    >>> from paperkernels.shapes import polar_grid
+    >>> grid = polar_grid(8, 4)
+    >>> grid.shape, grid.rho
+    ((8, 4), array([0.125, 0.375, 0.625, 0.875]))
+    """
     n_theta = as_int(n_theta, "n_theta", low=1, high=MAX_GRID_SIDE)
     n_rho = as_int(n_rho, "n_rho", low=1, high=MAX_GRID_SIDE)
     rule = as_choice(rule, "rule", ("midpoint", "gauss"))
@@ -280,6 +458,8 @@ def zernike_moments(
         text with ``json.loads`` first. Numpy masked arrays are refused (their mask would be lost).
     N : int
         Largest radial order, ``0 <= N <= 200``.
+    input : {"auto", "cartesian", "polar", "polygon"}
+        How to read ``shapes`` (see above).
     supersample : int
         Masks: ``s x s`` sample points per pixel for the basis (1 = the pixel-centre rule).
     rule : {"boundary", "fan"}
@@ -296,6 +476,27 @@ def zernike_moments(
     -------
     numpy.ndarray
         complex128 ``(B, S(N))``, or ``(S(N),)`` for a single shape.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For inputs that cannot be read as asked (each error names the argument), vertices outside
+        the unit disk, ``N`` out of range, or work tables above ``paperkernels.limits.max_result_bytes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paperkernels import shapes
+    >>> square = shapes.regular_polygon(4, radius=0.9)
+    >>> z = shapes.zernike_moments(square, 10, input="polygon")
+    >>> z.shape
+    (36,)
+    >>> area = 2 * 0.9**2
+    >>> bool(np.isclose(z[0].real * np.sqrt(np.pi), area))      # c_00 = area / sqrt(pi)
+    True
+    >>> masks = shapes.rasterize([square, shapes.regular_polygon(3, radius=0.9)], 64)
+    >>> shapes.zernike_moments(masks, 10).shape
+    (2, 36)
     """
     N = as_order(N)
     input = as_choice(input, "input", ("auto", "cartesian", "polar", "polygon"))
@@ -359,6 +560,29 @@ def synthesize(
         Half-set coefficients ``(S(N),)`` or ``(B, S(N))`` as returned by :func:`zernike_moments`.
     res : int or (int, int)
         Output size; an int gives a square image.
+    n_threads : int, optional
+        Threads for a batch (None = all cores). Results do not depend on it.
+    max_basis_bytes : float
+        Largest precomputed basis; beyond it the basis is evaluated on the fly (same results).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``(H, W)``, or ``(B, H, W)`` for a batch of coefficients.
+
+    Raises
+    ------
+    ValueError, TypeError
+        When the last axis is not a half-set size, ``res`` is not a positive size, or the result would
+        exceed ``paperkernels.limits.max_result_bytes``.
+
+    Examples
+    --------
+    >>> from paperkernels import shapes
+    >>> z = shapes.zernike_moments(shapes.regular_polygon(6, radius=0.8), 20, input="polygon")
+    >>> field = shapes.synthesize(z, 64)
+    >>> field.shape, round(float(shapes.iou(field, shapes.rasterize(shapes.regular_polygon(6, radius=0.8), 64))), 2)
+    ((64, 64), 0.99)
     """
     z = plain_array(coefficients, "coefficients")
     if z.dtype.kind not in "fc":

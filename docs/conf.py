@@ -1,0 +1,146 @@
+"""Sphinx configuration of the paperkernels documentation.
+
+Build with ``sphinx-build -W -b html docs docs/_build/html`` after installing the ``docs`` extra.
+The gallery in ``examples/`` is executed at build time (set ``PAPERKERNELS_DOCS_NO_GALLERY=1`` to
+skip it). Cross-references to numpy, scipy, scikit-learn, shapely and dask need their object
+inventories, which are downloaded only when ``PAPERKERNELS_DOCS_INTERSPHINX=1`` (offline builds
+resolve those references as plain text instead of failing).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+# A source checkout with the extension built in place (cmake) documents that tree; an installed
+# package is used otherwise.
+if (ROOT / "python" / "paperkernels").is_dir() and any((ROOT / "python" / "paperkernels").glob("_core*")):
+    sys.path.insert(0, str(ROOT / "python"))
+
+import paperkernels  # noqa: E402
+
+project = "paperkernels"
+author = "The paperkernels developers"
+copyright = "2026, The paperkernels developers"
+release = paperkernels.__version__
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.doctest",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+]
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip",
+                    "gallery/*.md5", "gallery/*.json"]
+root_doc = "index"
+nitpicky = False
+default_role = "py:obj"
+
+# -- autodoc / autosummary / numpydoc -------------------------------------------------------------
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False}
+autodoc_typehints = "none"
+autodoc_member_order = "bysource"
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+# Completeness of the docstrings this site documents in full: every parameter documented (PR01),
+# none unknown (PR02), a Returns section for functions that return (RT01) and Examples (EX01).
+numpydoc_validation_checks = {"PR01", "PR02", "RT01", "EX01"}
+numpydoc_validation_exclude = {
+    r"^paperkernels\.(toptwo|cascade|relu)\b",   # their docstrings are checked by their own pages
+    r"\.__init__$",
+    # Result classes built by the library: their fields are documented under Attributes.
+    r"^paperkernels\.greedy\.(PathCVResult|DegreesOfFreedom|BiasVariance)$",
+    r"^paperkernels\.shapes\.(GeometryDecoding|PoseFit|PolarGrid)$",
+    # Constants and properties.
+    r"^paperkernels\.shapes\.(MAX_ORDER|COMPAT_XSHAPEENC)$",
+    r"^paperkernels\.shapes\.(XShapeEncoder\.S|PoseEncoder\.condition_number|PolarGrid\.shape)$",
+}
+
+# -- doctest: the examples of the docstrings and guides run with these imports --------------------
+doctest_global_setup = """
+import numpy as np
+import paperkernels
+"""
+
+# -- intersphinx: only when the network is allowed -------------------------------------------------
+intersphinx_mapping = {}
+if os.environ.get("PAPERKERNELS_DOCS_INTERSPHINX") == "1":
+    intersphinx_mapping = {
+        "python": ("https://docs.python.org/3", None),
+        "numpy": ("https://numpy.org/doc/stable/", None),
+        "scipy": ("https://docs.scipy.org/doc/scipy/", None),
+        "sklearn": ("https://scikit-learn.org/stable/", None),
+        "shapely": ("https://shapely.readthedocs.io/en/stable/", None),
+        "dask": ("https://docs.dask.org/en/stable/", None),
+        "distributed": ("https://distributed.dask.org/en/stable/", None),
+    }
+
+# -- the gallery ----------------------------------------------------------------------------------
+if os.environ.get("PAPERKERNELS_DOCS_NO_GALLERY") == "1":
+    # Quick builds (doctests) without the gallery: its pages are missing, links to them are not errors.
+    suppress_warnings = ["toc.not_readable", "ref.doc"]
+    exclude_patterns += ["gallery", "sg_execution_times.rst"]
+else:
+    extensions.append("sphinx_gallery.gen_gallery")
+    sphinx_gallery_conf = {
+        "examples_dirs": str(ROOT / "examples"),
+        "gallery_dirs": "gallery",
+        "filename_pattern": r"/plot_",
+        "download_all_examples": False,
+        "remove_config_comments": True,
+        "within_subsection_order": "FileNameSortKey",
+        "matplotlib_animations": False,
+        "image_scrapers": ("matplotlib",),
+        "show_memory": False,
+        "abort_on_example_error": True,
+        "min_reported_time": 1,
+        "reference_url": {},
+    }
+
+# -- html -----------------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = f"paperkernels {release}"
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_sidebars = {"index": [], "getting-started": []}
+
+
+# -- the benchmarks page shows the generated results when the harness has written them -------------
+GENERATED_BENCHMARKS = HERE / "_generated" / "benchmarks.rst"
+NO_BENCHMARKS = (
+    "No results were generated for this build. Run the benchmarks and write their report to\n"
+    "``docs/_generated/benchmarks.rst`` to include it here.\n"
+)
+
+
+def _insert_benchmarks(app, docname, source):
+    if docname != "benchmarks":
+        return
+    text = GENERATED_BENCHMARKS.read_text(encoding="utf-8") if GENERATED_BENCHMARKS.is_file() else NO_BENCHMARKS
+    source[0] = source[0].replace("BENCHMARK-RESULTS", text)
+
+
+def setup(app):
+    app.connect("source-read", _insert_benchmarks)
+
+# Only the ``.. doctest::`` blocks of these pages run under ``-b doctest``; the docstrings' examples
+# run in their modules' namespaces with ``pytest --doctest-modules`` (see tests/test_docs.py).
+doctest_test_doctest_blocks = ""
