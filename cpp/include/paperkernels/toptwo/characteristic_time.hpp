@@ -181,7 +181,7 @@ struct CharacteristicTime {
 // The nested root finding for one instance.
 class CharacteristicSolver {
  public:
-  CharacteristicSolver(const std::vector<double>& mu, Arms arms, double sigma) : arms_(arms), sigma_(sigma) {
+  CharacteristicSolver(const std::vector<double>& mu, Arms arms, double sigma) : arms_(arms) {
     const int K = static_cast<int>(mu.size());
     require(K >= 2, "mu: expected at least 2 arms, got " + std::to_string(K));
     require(sigma > 0.0 && std::isfinite(sigma), "sigma: expected a finite positive number");
@@ -362,7 +362,6 @@ class CharacteristicSolver {
   }
 
   Arms arms_;
-  double sigma_;
   int K_ = 0;
   int best_ = 0;
   double top_ = 0.0;
