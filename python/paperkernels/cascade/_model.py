@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _core
 from .._limits import check_result_bytes
-from .._validation import as_array, as_choice, as_int, realign_state
+from .._validation import as_array, as_choice, as_int, plain_array, realign_state
 
 STATE_KINDS = ("set", "count", "last")
 FEATURE_MAPS = ("transition", "coverage")
@@ -87,8 +87,11 @@ def count_states(kind: str, n_topics: int, K: int, max_states: Optional[int] = N
 
 
 def check_cascade(cascade: Any, n_items: int, K: Optional[int] = None) -> np.ndarray:
-    """A cascade: a 1-d array of distinct item indices."""
-    c = as_array(cascade, "cascade", dtype=np.int64, ndim=1)
+    """A cascade: a 1-d array of distinct item indices (checked before any narrowing cast)."""
+    raw = plain_array(cascade, "cascade")
+    if raw.dtype.kind in "uf" and raw.size and np.all(np.isfinite(raw)) and (raw.max() >= 2.0**63 or raw.min() < -(2.0**63)):
+        raise ValueError(f"cascade: expected item indices in [0, {n_items}), got values in [{raw.min()}, {raw.max()}]")
+    c = as_array(raw, "cascade", dtype=np.int64, ndim=1)
     if K is not None and c.shape[0] != K:
         raise ValueError(f"cascade: expected {K} items, got {c.shape[0]}")
     if c.min() < 0 or c.max() >= n_items:
@@ -233,6 +236,8 @@ class TopicCascadeModel:
     def __setstate__(self, state: dict) -> None:
         # Arrays unpickled from out-of-band buffers can be misaligned; the C++ core reads them directly.
         self.__dict__.update(realign_state(state))
+        for a in (self.X, self.topics, self.theta):
+            a.setflags(write=False)  # unpickled arrays come back writable
 
     def __init__(
         self,
@@ -400,6 +405,8 @@ class ClickTable:
     def __setstate__(self, state: dict) -> None:
         # Arrays unpickled from out-of-band buffers can be misaligned; the C++ core reads them directly.
         self.__dict__.update(realign_state(state))
+        for a in (self.probabilities, self.topics):
+            a.setflags(write=False)  # unpickled arrays come back writable
 
     def __init__(self, probabilities: Any, topics: Any, K: int, *, state: str = "set", n_topics: Optional[int] = None) -> None:
         self.state = as_choice(state, "state", STATE_KINDS)
