@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -128,9 +129,11 @@ inline double max_abs(const std::vector<double>& v) {
 }
 
 [[noreturn]] inline void refuse_features(std::int32_t item, int position, double lam) {
+  char lam_text[32];
+  std::snprintf(lam_text, sizeof lam_text, "%g", lam);
   throw invalid_argument("X: the features of item " + std::to_string(item) + " (position " + std::to_string(position) +
                          " of the cascade) are too large for a finite update of the estimate (||phi||^2 / lam must stay "
-                         "far below 1.8e308, lam = " + std::to_string(lam) + "); rescale X. Nothing was updated");
+                         "far below 1.8e308, lam = " + lam_text + "); rescale X. Nothing was updated");
 }
 
 // Number of observed positions and their labels for a first click at `first_click` (-1: none).
