@@ -396,8 +396,8 @@ class TopicUCB final : public Learner, private ListCompleter {
     }
     item_u_.resize(L);
     item_a_.resize(L);
+    tick(stop_, L * static_cast<std::size_t>(dx) * dx);
     for (std::size_t i = 0; i < L; ++i) {
-      tick(stop_, static_cast<std::size_t>(dx) * dx);
       const double* x = items.X + i * dx;
       double u = 0.0, a = 0.0;
       for (int r = 0; r < dx; ++r) {
@@ -420,8 +420,8 @@ class TopicUCB final : public Learner, private ListCompleter {
       sort_topic(c);
       const int off = layout_.block_offset(c);
       const int begin = by_topic_.start[c], end = by_topic_.start[c + 1];
+      tick(stop_, static_cast<std::size_t>(end - begin) * bs * dx);
       for (int j = begin; j < end; ++j) {
-        tick(stop_, static_cast<std::size_t>(bs) * dx);
         const std::int32_t item = order_[j];
         position_[item] = j;
         const double* x = items.X + static_cast<std::size_t>(item) * dx;
@@ -461,9 +461,9 @@ class TopicUCB final : public Learner, private ListCompleter {
     }
     G_.assign(static_cast<std::size_t>(S) * m, 0.0);
     q_.assign(static_cast<std::size_t>(S) * m, 0.0);
-    for (int s = 0; s < S; ++s)
+    for (int s = 0; s < S; ++s) {
+      tick(stop_, static_cast<std::size_t>(m) * bs);
       for (int c = 0; c < m; ++c) {
-        tick(stop_, static_cast<std::size_t>(bs));
         const int off = layout_.block_offset(c);
         double g = 0.0, q = 0.0;
         layout_.for_each_topic_entry(space_, s, c, [&](int k, double v) {
@@ -473,6 +473,7 @@ class TopicUCB final : public Learner, private ListCompleter {
         G_[static_cast<std::size_t>(s) * m + c] = g;
         q_[static_cast<std::size_t>(s) * m + c] = std::max(q, 0.0);
       }
+    }
   }
 
   // The state-dependent part of phi for items of topic c in state s: G_cs, q_cs and the non-zero
@@ -549,8 +550,8 @@ class TopicUCB final : public Learner, private ListCompleter {
       const int begin = by_topic_.start[c], end = by_topic_.start[c + 1];
       if (begin == end) continue;
       const double u_scale = topic_u_scale(c);
+      tick(stop_, static_cast<std::size_t>(S) * kBlock);
       for (int s = 0; s < S; ++s) {
-        tick(stop_, kBlock);
         state_terms(c, s, L, t, &tb);
         const int parent = space_.parent(s);
         int best = parent >= 0 ? position_[lists_.list(parent, c)[0].item] : begin;
@@ -585,6 +586,7 @@ class TopicUCB final : public Learner, private ListCompleter {
 
   // The full lists of state s (each topic's list holds its best item already).
   void complete(int s) override {
+    tick(stop_, u_.size());
     const std::size_t L = u_.size(), width = 2 + static_cast<std::size_t>(layout_.block_size());
     const double beta2 = beta_ * beta_;
     StateTerms t, tb;
@@ -612,7 +614,6 @@ class TopicUCB final : public Learner, private ListCompleter {
         }
         block_quadratics(t, first, n, acc);
         n_tested_ += static_cast<std::size_t>(n);
-        tick(stop_, static_cast<std::size_t>(n));
         for (int r = 0; r < n; ++r) {
           const int j = first + r;
           if (seen_[j] == stamp_) continue;

@@ -48,10 +48,10 @@ class Interrupt {
   explicit Interrupt(std::function<bool()> check) : check_(std::move(check)), last_(std::chrono::steady_clock::now()) {}
 
   void tick(std::size_t work = 1) {
-    if (!check_) return;
     work_ += work;
     if (work_ < kWorkPerClockRead) return;
     work_ = 0;
+    if (!check_) return;
     const auto now = std::chrono::steady_clock::now();
     if (now - last_ < std::chrono::milliseconds(20)) return;
     last_ = now;
