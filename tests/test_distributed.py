@@ -281,3 +281,5 @@ def test_client_may_be_a_cluster_or_an_address(client):
     for wrong in (42, object(), ["tcp://x"]):
         with pytest.raises(TypeError, match="client: expected a dask.distributed.Client, a cluster"):
             pkd.simulate(**study, client=wrong)
+    with pytest.raises(TypeError, match="client: encode_shapes needs a connected dask.distributed.Client"):
+        pkd.encode_shapes(shapes.XShapeEncoder(8), _masks(count=3), client=client.cluster)

@@ -13,7 +13,8 @@ a ``dask.distributed.Client`` (any cluster; a ``LocalCluster`` in the examples):
 
 ``client`` may be a ``dask.distributed.Client``, a cluster (e.g. a ``LocalCluster``) or a scheduler
 address such as ``"tcp://10.0.0.5:8786"``; for a cluster or an address a client is connected for
-the call and closed after it. ``client=None`` runs the same chunks one after the other in this
+the call and closed after it (except :func:`encode_shapes`, whose persisted result needs a
+``Client``). ``client=None`` runs the same chunks one after the other in this
 process (useful for progress bars on long local runs).
 
 Limits are those of the single call, checked for the whole call before any chunk is queued: a
@@ -113,9 +114,9 @@ def _connected(client: Any) -> bool:
 
 
 @contextlib.contextmanager
-def _client_scope(client: Any, keep_open: bool = False) -> Iterator[Any]:
+def _client_scope(client: Any) -> Iterator[Any]:
     """A usable client for ``client``: None, a Client as given, or one connected to a cluster
-    object or a scheduler address (closed at the end unless ``keep_open``)."""
+    object or a scheduler address for the duration of the block."""
     if client is None or _connected(client):
         yield client
         return
@@ -133,8 +134,7 @@ def _client_scope(client: Any, keep_open: bool = False) -> Iterator[Any]:
     try:
         yield connected
     finally:
-        if not keep_open:
-            connected.close()
+        connected.close()
 
 
 def _default_chunk_size(n: int, client: Any) -> int:
@@ -442,12 +442,16 @@ def encode_shapes(
     of polygons (any form :class:`paperkernels.shapes.XShapeEncoder` accepts). Chunks of
     ``chunk_size`` shapes are encoded independently; the codes equal
     ``encoder.encode_geometry(shapes)`` bit for bit. With a ``client`` the array is persisted on the
-    cluster (the work starts at once; ``progress=True`` follows it); without, it stays lazy. A
-    cluster or an address given as ``client`` gets a client that stays open (the persisted array
-    needs it).
+    cluster (the work starts at once; ``progress=True`` follows it); without, it stays lazy. The
+    persisted codes live on the client, so ``client`` must be a connected ``Client`` here (a
+    cluster or an address is refused with a TypeError naming ``client``).
     """
-    with _client_scope(client, keep_open=True) as client:
-        return _encode_shapes(encoder, shapes, client, chunk_size, progress)
+    if client is not None and not _connected(client):
+        raise TypeError(
+            f"client: encode_shapes needs a connected dask.distributed.Client (the persisted codes live on it), "
+            f"got {type(client).__name__}; pass Client(cluster_or_address)"
+        )
+    return _encode_shapes(encoder, shapes, client, chunk_size, progress)
 
 
 def _encode_shapes(encoder: Any, shapes: Any, client: Any, chunk_size: int, progress: bool) -> Any:
