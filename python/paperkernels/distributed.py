@@ -14,14 +14,14 @@ a ``dask.distributed.Client`` (any cluster; a ``LocalCluster`` in the examples):
 ``client`` may be a ``dask.distributed.Client``, a cluster (e.g. a ``LocalCluster``) or a scheduler
 address such as ``"tcp://10.0.0.5:8786"``; for a cluster or an address a client is connected for
 the call and closed after it (except :func:`encode_shapes`, whose persisted result needs a
-``Client``). ``client=None`` runs the same chunks one after the other in this
-process (useful for progress bars on long local runs).
+``Client``). ``client=None`` runs the same chunks one after the other in this process (useful for
+progress bars on long local runs).
 
 Limits are those of the single call, checked for the whole call before any chunk is queued: a
 batch that the local function refuses (for instance for the size of its results, see
 ``paperkernels.limits``) is refused here too, whatever the chunking. At most :data:`MAX_CHUNKS`
-chunks are queued per call. ``progress=True`` shows a tqdm bar when tqdm is installed and prints a one-line
-summary otherwise. Requires the ``dask`` extra: ``pip install "paperkernels[dask]"``.
+chunks are queued per call. ``progress=True`` shows a tqdm bar when tqdm is installed and prints a
+one-line summary otherwise. Requires the ``dask`` extra: ``pip install "paperkernels[dask]"``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _core
 from .._seed import SeedLike, as_seed
-from .._validation import as_array, as_choice, as_float, as_int
+from .._validation import aligned, as_array, as_choice, as_float, as_int
 from ._model import (
     _FEATURE_CODE,
     _KIND_CODE,
@@ -69,6 +69,8 @@ class CascadeLearner:
         state = dict(state)
         saved = state.pop("_cpp", None)
         self.__dict__.update(state)
+        if self._last is not None:  # arrays unpickled from out-of-band buffers may be misaligned
+            self._last = tuple(aligned(a) for a in self._last)
         self._lock = threading.RLock()
         self._cpp = None
         if saved is not None:
