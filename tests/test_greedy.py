@@ -1,7 +1,9 @@
 """paperkernels.greedy against independent references: scikit-learn's OMP, brute-force forward
 selection, a numpy ensemble drawing the same subsets, closed forms and Monte Carlo limits."""
 
+import copy
 import math
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -258,8 +260,9 @@ def test_plain_arrays_validate_like_the_full_path():
         dict(k=2, n_estimators=30),
         dict(k=1, m=None, n_estimators=3, criterion="omp"),
         dict(k=2, m="sqrt", n_estimators=30, criterion="omp", precompute=False),
+        dict(),
     ],
-    ids=["fs-default-m", "omp-all", "omp-sqrt-columns"],
+    ids=["fs-default-m", "omp-all", "omp-sqrt-columns", "defaults"],
 )
 def test_sklearn_check_estimator(params):
     pytest.importorskip("sklearn")
@@ -274,10 +277,124 @@ def test_sklearn_check_estimator(params):
 
 
 def test_k_larger_than_n_features_names_n_features():
-    # check_fit2d_1feature accepts this message; k > p is bad input (as for sklearn's OMP).
+    # An explicit k > p is bad input (as for sklearn's OMP); the default k=None is min(10, p).
     X = np.random.default_rng(0).standard_normal((10, 1))
     with pytest.raises(ValueError, match="k: expected at most n_features = 1 steps, got k = 10"):
-        EnsembleForwardSelection().fit(X, X[:, 0])
+        EnsembleForwardSelection(k=10).fit(X, X[:, 0])
+
+
+def test_default_k_is_ten_capped_at_n_features():
+    X, y = make_data(n=40, p=15, seed=2)
+    default = EnsembleForwardSelection(n_estimators=30, random_state=3).fit(X, y)
+    explicit = EnsembleForwardSelection(k=10, n_estimators=30, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(default.coef_path_, explicit.coef_path_)
+    np.testing.assert_array_equal(default.active_sets_, explicit.active_sets_)
+    narrow = EnsembleForwardSelection(n_estimators=30, random_state=3).fit(X[:, :4], y)
+    assert narrow.coef_path_.shape == (5, 4) and narrow.k is None
+    np.testing.assert_array_equal(
+        narrow.coef_path_, EnsembleForwardSelection(k=4, n_estimators=30, random_state=3).fit(X[:, :4], y).coef_path_
+    )
+    result = cross_validate_path(EnsembleForwardSelection(n_estimators=5), X[:, :4], y, [2], cv=3, random_state=0)
+    assert result.mse.shape == (1, 5)
+
+
+def test_import_does_not_import_sklearn():
+    # scikit-learn takes seconds to import: paperkernels.greedy imports it only when it is needed,
+    # and fits and predictions on plain float64 arrays never need it.
+    code = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        import paperkernels.greedy as greedy
+        assert "sklearn" not in sys.modules
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((50, 8)); y = X[:, 0] + rng.standard_normal(50)
+        model = greedy.EnsembleForwardSelection(k=3, n_estimators=20, random_state=0).fit(X, y)
+        model.predict(X, k=2); model.predict_path(X); model.mse_path(X, y)
+        greedy.cross_validate_path(model, X, y, [2, 4], cv=3, random_state=0)
+        assert "sklearn" not in sys.modules
+        listed = greedy.EnsembleForwardSelection(k=3, n_estimators=20, random_state=0).fit(X.tolist(), y.tolist())
+        assert "sklearn" in sys.modules  # the generic validation of other inputs
+        assert np.array_equal(listed.coef_path_, model.coef_path_)
+        print("ok")
+        """
+    )
+    pytest.importorskip("sklearn")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_public_names_report_the_public_module():
+    import paperkernels.greedy as greedy
+
+    for name in greedy.__all__:
+        assert getattr(greedy, name).__module__ == "paperkernels.greedy", name
+    assert "paperkernels.greedy.EnsembleForwardSelection" in str(EnsembleForwardSelection)
+
+
+def test_sklearn_protocol():
+    pytest.importorskip("sklearn")
+    from sklearn.base import clone, is_regressor
+    from sklearn.exceptions import NotFittedError
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = make_data(n=60, p=6, seed=4)
+    template = EnsembleForwardSelection(k=3, n_estimators=10, random_state=0)
+    assert is_regressor(template) and repr(clone(template)) == repr(template)
+    with pytest.raises(NotFittedError):
+        template.predict(X)
+    search = GridSearchCV(template, {"m": [1, 3]}, cv=3).fit(X, y)
+    assert search.best_params_["m"] in (1, 3)
+    fitted = clone(template).fit(X, y)
+    from sklearn.metrics import r2_score
+
+    assert fitted.score(X, y) == r2_score(y, fitted.predict(X))
+    assert "EnsembleForwardSelection" in template._repr_html_()
+
+
+def _same_fit(a, b):
+    for name in ("coef_path_", "intercept_path_", "selection_frequencies_", "feature_importances_", "active_sets_"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+@pytest.mark.parametrize("restore", [lambda o: pickle.loads(pickle.dumps(o)), copy.deepcopy], ids=["pickle", "deepcopy"])
+def test_estimator_pickles_and_deep_copies(restore):
+    X, y = make_data(n=40, p=8, seed=5)
+    unfitted = EnsembleForwardSelection(k=4, m=3, n_estimators=25, random_state=np.random.default_rng(2))
+    clone_ = restore(unfitted)
+    assert type(clone_) is EnsembleForwardSelection
+    params = clone_.get_params()
+    assert params.pop("random_state") is not unfitted.random_state
+    assert params == {k: v for k, v in unfitted.get_params().items() if k != "random_state"}
+    assert not hasattr(clone_, "coef_")
+    _same_fit(clone_.fit(X, y), unfitted.fit(X, y))  # the same generator state: the same learners
+    restored = restore(unfitted)
+    _same_fit(restored, unfitted)
+    assert restored.n_features_in_ == 8 and restored.m_ == unfitted.m_
+    for k in (None, 0, 2):
+        np.testing.assert_array_equal(restored.predict(X, k=k), unfitted.predict(X, k=k))
+    np.testing.assert_array_equal(restored.predict_path(X), unfitted.predict_path(X))
+
+
+@pytest.mark.parametrize("restore", [lambda o: pickle.loads(pickle.dumps(o)), copy.deepcopy], ids=["pickle", "deepcopy"])
+def test_results_pickle_and_deep_copy(restore):
+    X, y = make_data(n=40, p=6, seed=6)
+    template = EnsembleForwardSelection(k=3, n_estimators=10, random_state=1)
+    cv = cross_validate_path(template, X, y, [2, None], cv=3, random_state=0)
+    restored = restore(cv)
+    for name in ("m_values", "k_values", "mse", "se"):
+        np.testing.assert_array_equal(getattr(restored, name), getattr(cv, name))
+    assert (restored.best_m, restored.best_k) == (cv.best_m, cv.best_k)
+    np.testing.assert_array_equal(restored.estimator.predict(X), cv.estimator.predict(X))
+    df = degrees_of_freedom(template, X, X[:, 0], 1.0, n_replicates=3, random_state=0)
+    bv = bias_variance(template, X, X[:, 0], 1.0, n_replicates=3, random_state=0)
+    dfo = degrees_of_freedom_orthogonal(np.ones(5), 1.0, 2, 2, n_replicates=4, random_state=0)
+    for result in (df, bv, dfo):
+        again = restore(result)
+        assert type(again) is type(result)
+        for name, value in vars(result).items():
+            np.testing.assert_array_equal(getattr(again, name), value)
 
 
 def test_works_without_sklearn(tmp_path):
@@ -354,6 +471,22 @@ def test_constant_columns_are_found_whatever_the_rounding_of_the_mean(value, pre
     X[:, 2] = value
     with pytest.raises(ValueError, match=r"X: column\(s\) 2 are constant"):
         EnsembleForwardSelection(k=2, n_estimators=2, precompute=precompute).fit(X, y)
+
+
+@pytest.mark.parametrize("precompute", [True, False])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_columns_too_faint_to_tell_apart_are_not_called_constant(precompute, fit_intercept):
+    # A varying column scaled by 1e-300: its sum of squares underflows to 0, but it is not constant.
+    X, y = make_data(n=50, p=4, seed=3)
+    X[:, 1] *= 1e-300
+    X[:, 3] *= 1e-160  # sum of squares ~1e-319: subnormal
+    model = EnsembleForwardSelection(k=2, n_estimators=2, precompute=precompute, fit_intercept=fit_intercept)
+    with pytest.raises(ValueError, match=r"X: column\(s\) 1, 3 vary too little to be told apart numerically") as info:
+        model.fit(X, y)
+    assert "constant" not in str(info.value) and "rescale" in str(info.value)
+    X[:, 1] *= 1e200  # ~1e-100: fine
+    X[:, 3] *= 1e100
+    assert np.all(np.isfinite(model.fit(X, y).coef_path_))
 
 
 @pytest.mark.parametrize("precompute", [True, False])
@@ -600,6 +733,72 @@ def test_cross_validate_path_reuses_the_path():
     assert result.estimator.k == result.best_k and result.estimator.m == result.best_m
     shuffled = cross_validate_path(template, X, y, [2, 4], cv=3, random_state=0, refit=False)
     assert shuffled.estimator is None and np.all(np.isfinite(shuffled.se))
+
+
+def test_cross_validate_path_folds_as_masks_indices_or_splitter():
+    X, y = make_data(n=30, p=6, seed=11)
+    template = EnsembleForwardSelection(k=3, n_estimators=15, random_state=2)
+    rng = np.random.default_rng(0)
+    masks = []
+    for _ in range(3):
+        test = np.zeros(30, dtype=bool)
+        test[rng.choice(30, 10, replace=False)] = True
+        masks.append((~test, test))
+    as_indices = [(np.flatnonzero(train), np.flatnonzero(test)) for train, test in masks]
+    by_index = cross_validate_path(template, X, y, [2, 6], cv=as_indices)
+    by_mask = cross_validate_path(template, X, y, [2, 6], cv=masks)
+    as_lists = [(list(train), list(test)) for train, test in masks]  # lists of bools are masks too
+    for other in (by_mask, cross_validate_path(template, X, y, [2, 6], cv=as_lists)):
+        np.testing.assert_array_equal(other.mse, by_index.mse)
+        assert (other.best_k, other.best_m) == (by_index.best_k, by_index.best_m)
+    # The masks are not read as indices (rows 0 and 1).
+    rows_0_1 = [(np.array([0, 1]), np.flatnonzero(test)) for _, test in masks]
+    assert not np.array_equal(cross_validate_path(template, X, y, [2, 6], cv=rows_0_1).mse, by_index.mse)
+    pytest.importorskip("sklearn")
+    from sklearn.model_selection import KFold
+
+    splitter = KFold(3, shuffle=True, random_state=0)
+    np.testing.assert_array_equal(
+        cross_validate_path(template, X, y, [2], cv=splitter).mse,
+        cross_validate_path(template, X, y, [2], cv=list(splitter.split(X))).mse,
+    )
+
+
+@pytest.mark.parametrize(
+    "folds, error, match",
+    [
+        ([(np.arange(10, 30.0), np.arange(10.0))], TypeError, r"cv: fold 0, train: expected integer sample indices"),
+        ([(np.arange(10, 30), np.array([0.5, 1.7]))], TypeError, r"cv: fold 0, test: expected integer"),
+        ([(np.arange(10, 30), np.arange(10)), (np.arange(20), np.arange(20, 31))], ValueError,
+         r"cv: fold 1, test: expected sample indices in \[0, 30\), got values in \[20, 30\]"),
+        ([(np.arange(-3, 20), np.arange(20, 30))], ValueError, r"cv: fold 0, train: expected sample indices in"),
+        ([(np.ones(29, dtype=bool), np.ones(30, dtype=bool))], ValueError,
+         r"cv: fold 0, train: a boolean mask must have shape \(30,\)"),
+        ([(np.arange(30), [])], ValueError, r"cv: fold 0, test: selects no sample"),
+        ([(np.array([4]), np.arange(10))], ValueError, "cv: fold 0, train: expected at least 2 samples"),
+        ([(np.arange(10), np.arange(10, 20), np.arange(5))], TypeError, r"cv: fold 0: expected a \(train, test\) pair"),
+        ([(np.ma.masked_array(np.arange(20)), np.arange(20, 30))], TypeError, "cv: fold 0, train: expected a plain array"),
+        ("5", TypeError, "cv: expected an int >= 2"),
+        (2.5, TypeError, "cv: expected an int >= 2"),
+        (1, ValueError, "cv: expected an integer in"),
+        ([], ValueError, "cv: expected at least one"),
+    ],
+    ids=["float-indices", "fractional-indices", "out-of-range", "negative", "mask-length", "empty-test",
+         "one-training-sample", "triple", "masked", "string", "float", "one-fold", "no-folds"],
+)
+def test_cross_validate_path_refuses_bad_folds(folds, error, match):
+    X, y = make_data(n=30, p=6, seed=11)
+    with pytest.raises(error, match=match):
+        cross_validate_path(EnsembleForwardSelection(k=2, n_estimators=3), X, y, [2], cv=folds)
+
+
+def test_cross_validate_path_refit_must_be_a_bool():
+    X, y = make_data(n=30, p=6, seed=11)
+    for value in ("no", 0, None):
+        with pytest.raises(TypeError, match="refit: expected a bool"):
+            cross_validate_path(EnsembleForwardSelection(k=2, n_estimators=3), X, y, [2], cv=3, refit=value)
+    assert cross_validate_path(EnsembleForwardSelection(k=2, n_estimators=3), X, y, [2], cv=3,
+                               refit=np.bool_(False)).estimator is None
 
 
 def test_plot_weights():

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import paperkernels
 import paperkernels.greedy as G
 from paperkernels.greedy import EnsembleForwardSelection
 from paperkernels.greedy import _design, _theory
@@ -19,11 +20,11 @@ from hardening_helpers import (
     FEW,
     SOME,
     hostile_checks,
-    interrupted_quickly,
     non_contiguous_copies,
     poisoned,
     run_in_threads,
 )
+from sigint_helpers import assert_interrupts
 from test_resources import needs_proc, rss_growth
 
 MODULE = "greedy"
@@ -148,7 +149,8 @@ def test_bad_arrays_refused(value):
 
 @pytest.mark.parametrize("value", BAD_COUNTS, ids=repr)
 def test_bad_counts_refused(value):
-    bad("k", fit, X0, Y0, k=value)
+    if value is not None:  # k=None is the default, min(10, n_features)
+        bad("k", fit, X0, Y0, k=value)
     if not isinstance(value, float):  # floats are fractions of the features for m
         bad("m", fit, X0, Y0, m=value) if value is not None else None
     bad("n_estimators", fit, X0, Y0, n_estimators=value)
@@ -195,7 +197,43 @@ def test_wrong_shapes_and_options_refused():
     sklearn_refuses(model.predict, X0[:, :3])
     bad("cv", G.cross_validate_path, EnsembleForwardSelection(k=1, n_estimators=2), X0, Y0, [1], cv=1)
     bad("m_values", G.cross_validate_path, EnsembleForwardSelection(k=1, n_estimators=2), X0, Y0, [])
+    bad("m_values", G.cross_validate_path, EnsembleForwardSelection(k=1, n_estimators=2), X0, Y0, object())
     bad("theta", G.degrees_of_freedom_orthogonal, np.ones((2, 2)), 1.0, 1, 1)
+
+
+class _Refuses:
+    """An array-like whose conversion fails with an error numpy does not expect."""
+
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError("cannot convert")
+
+
+def test_failing_conversions_and_masked_arrays_name_the_argument():
+    model = fit(X0, Y0)
+    template = EnsembleForwardSelection(k=1, n_estimators=2)
+    masked_X = np.ma.masked_array(X0, mask=np.zeros_like(X0, dtype=bool))
+    masked_y = np.ma.masked_array(Y0, mask=np.arange(12) == 3)
+    for hostile, error in ((_Refuses(), TypeError), (masked_X, TypeError)):
+        assert isinstance(bad("X", fit, hostile, Y0), error)
+        assert isinstance(bad("X", model.predict, hostile), error)
+        assert isinstance(bad("X", model.predict_path, hostile), error)
+        assert isinstance(bad("X", G.cross_validate_path, template, hostile, Y0, [1], cv=3), error)
+        assert isinstance(bad("X", G.degrees_of_freedom, template, hostile, Y0, 1.0, n_replicates=2), error)
+    for hostile in (_Refuses(), masked_y):
+        assert isinstance(bad("y", fit, X0, hostile), TypeError)
+        assert isinstance(bad("y", model.mse_path, X0, hostile), TypeError)
+        assert isinstance(bad("y", G.cross_validate_path, template, X0, hostile, [1], cv=3), TypeError)
+        assert isinstance(bad("mu", G.degrees_of_freedom, template, X0, hostile, 1.0, n_replicates=2), TypeError)
+        assert isinstance(bad("theta", G.degrees_of_freedom_orthogonal, hostile, 1.0, 1, 1), TypeError)
+
+
+def test_failing_conversions_and_masked_arrays_without_sklearn():
+    from paperkernels.greedy._sklearn_compat import _validate_without_sklearn
+
+    model = EnsembleForwardSelection()
+    for hostile in (_Refuses(), np.ma.masked_array(X0)):
+        bad("X", _validate_without_sklearn, model, hostile, Y0, reset=True)
+    bad("y", _validate_without_sklearn, model, X0, _Refuses(), reset=True)
 
 
 # ---- resource limits ---------------------------------------------------------------------------
@@ -207,19 +245,53 @@ def test_exploding_work_refused_up_front():
     bad("n_ranks", G.asymptotic_weights, 3, 0.5, 10**12)
     bad("n_ranks", G.logistic_bounds, 3, 0.5, 10**12)
     assert "fewer estimators" in str(bad("n_estimators", fit, X0, Y0, n_estimators=10**13))
-    assert "MAX_RESULT_BYTES" in str(bad("n_replicates", G.degrees_of_freedom_orthogonal, np.ones(3), 1.0, 1, 1,
+    assert "max_result_bytes" in str(bad("n_replicates", G.degrees_of_freedom_orthogonal, np.ones(3), 1.0, 1, 1,
                                          n_replicates=10**12))
     bad("n_replicates", G.degrees_of_freedom, EnsembleForwardSelection(k=1), X0, Y0, 1.0, n_replicates=10**12)
+    # k * p within the work limit, but p alone past the memory limit (7.3 TiB of zeros for k = 0).
+    assert "asymptotic_weights" in str(bad("p", G.exact_weights, 0, 1, 10**12))
+    bad("p", G.exact_weights, 1, 1, 2 * 10**8)
 
 
 def test_limits_are_configurable(monkeypatch):
     monkeypatch.setattr(_theory, "MAX_WORK", 99)
     bad("k", G.exact_weights, 10, 2, 10)
     assert G.exact_weights(9, 2, 10).shape == (10,)
-    monkeypatch.setattr(_design, "MAX_RESULT_BYTES", 8 * 20 * (6 + 6) - 1)
-    bad("n_estimators", fit, X0, Y0)  # 20 learners of k = 3
-    monkeypatch.setattr(_design, "MAX_RESULT_BYTES", 8 * 20 * (6 + 6))
-    fit(X0, Y0)
+    per_learner, rest = _design.fit_memory(20, 3, 4, 1, 20)  # 20 learners of k = 3, one thread
+    assert per_learner >= 8 * 20 * (6 + 6) and rest >= 8 * 7 * 4
+    with paperkernels.limits.override(max_result_bytes=per_learner + rest - 1):
+        assert "fewer estimators" in str(bad("n_estimators", fit, X0, Y0))
+        bad("n_replicates", G.degrees_of_freedom_orthogonal, np.ones(3), 1.0, 1, 1, n_replicates=10**6)
+    with paperkernels.limits.override(max_result_bytes=per_learner + rest):
+        fit(X0, Y0)
+
+
+def test_path_and_selection_frequencies_count_in_the_fit_limit():
+    # k = p = 2000 on 3 samples: 16 MB of per-learner results for one learner, but a (k + 1, p) path
+    # and (k, p) selection frequencies of 32 MB each and a 32 MB learner workspace.
+    X, y = data(7, 3, 2000)
+    model = EnsembleForwardSelection(k=2000, m=10, n_estimators=1, n_jobs=1)
+    per_learner, _ = _design.fit_memory(1, 2000, 2000, 1, 1)
+    with paperkernels.limits.override(max_result_bytes=2 * per_learner):
+        message = str(bad("k", model.fit, X, y))
+    assert "coefficient path" in message and "selection frequencies" in message
+    with paperkernels.limits.override(max_result_bytes=sum(_design.fit_memory(1, 2000, 2000, 1, 1))):
+        model.fit(X, y)
+    assert model.selection_frequencies_.shape == (2000, 2000)
+
+
+def test_gram_matrix_refused_up_front():
+    X, y = data(8, 30, 200)  # a 320 kB Gram matrix, which "auto" builds for these settings
+    settings = dict(k=8, m=50, n_estimators=100)
+    assert _design.use_gram("auto", 30, 200, 8, 50, 100)
+    with paperkernels.limits.override(max_result_bytes=8 * 200 * 200 - 1):
+        message = str(bad("precompute", fit, X, y, precompute=True, **settings))
+        assert "Gram matrix of 200 features" in message and "precompute=False" in message
+        assert not _design.use_gram("auto", 30, 200, 8, 50, 100)
+        auto = fit(X, y, precompute="auto", **settings)  # does without it
+    np.testing.assert_array_equal(auto.coef_path_, fit(X, y, precompute=False, **settings).coef_path_)
+    with paperkernels.limits.override(max_result_bytes=8 * 200 * 200):
+        fit(X, y, precompute=True, **settings)
 
 
 # ---- threads, Ctrl-C, memory -------------------------------------------------------------------
@@ -246,19 +318,57 @@ def test_thread_counts_identical(precompute):
         np.testing.assert_array_equal(other.active_sets_, ref.active_sets_)
 
 
+# Ctrl-C: a real SIGINT from another process 0.5 s into the call; KeyboardInterrupt within 0.5 s.
+# Each call below runs for several seconds uninterrupted.
+
+_SETUP = """
+import numpy as np
+import paperkernels.greedy as G
+from paperkernels import _core
+rng = np.random.default_rng(5)
+"""
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_fit_interruptible(jobs):
-    X, y = data(5, 400, 300)
-    model = EnsembleForwardSelection(k=30, m=50, n_estimators=40_000, random_state=0, n_jobs=jobs)  # ~30 s
-    interrupted_quickly(lambda: model.fit(X, y))
+    assert_interrupts(_SETUP + "X = rng.standard_normal((400, 300)); y = X[:, 0] + rng.standard_normal(400)",
+                      f"G.EnsembleForwardSelection(k=30, m=50, n_estimators=40_000, n_jobs={jobs}).fit(X, y)")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_fit_with_a_wide_gram_matrix_interruptible(jobs):
+    # 2 x 20000: a 3.2 GB Gram matrix of little arithmetic, whose pages are first touched by the
+    # tasks that write them (10-15 s uninterrupted).
+    assert_interrupts(_SETUP + "X = rng.standard_normal((2, 20000)); y = rng.standard_normal(2)",
+                      f"G.EnsembleForwardSelection(precompute=True, n_jobs={jobs}).fit(X, y)")
+
+
+def test_one_long_learner_interruptible():
+    # A single deterministic learner without a Gram matrix: one task of ~7 s (k p n multiply-adds).
+    assert_interrupts(_SETUP + "X = rng.standard_normal((1000, 4000)); y = X[:, 0] + rng.standard_normal(1000)",
+                      "G.EnsembleForwardSelection(k=300, m=None, n_estimators=1, precompute=False, n_jobs=1).fit(X, y)")
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_gram_kernel_interruptible(jobs):
-    from paperkernels import _core
+    assert_interrupts(_SETUP + "X = np.ones((4000, 3000))", f"_core.greedy_centred_gram(X, None, {jobs})")
 
-    X = np.ones((8000, 3000))  # ~3.6e10 multiply-adds, about a second on one core
-    interrupted_quickly(lambda: _core.greedy_centred_gram(X, None, jobs), after=0.15)
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "G.cross_validate_path(G.EnsembleForwardSelection(k=30, m=50, n_estimators=2000, n_jobs=1), X, y, "
+        "[10, 50, 100], cv=5)",
+        "G.degrees_of_freedom(G.EnsembleForwardSelection(k=30, m=50, n_estimators=200, n_jobs=1), X, X[:, 0], 1.0, "
+        "n_replicates=100)",
+        "G.bias_variance(G.EnsembleForwardSelection(k=30, m=50, n_estimators=200, n_jobs=1), X, X[:, 0], 1.0, "
+        "n_replicates=100)",
+        "G.degrees_of_freedom_orthogonal(np.ones(2000), 1.0, 50, 200, n_replicates=5000)",
+    ],
+    ids=["cross_validate_path", "degrees_of_freedom", "bias_variance", "degrees_of_freedom_orthogonal"],
+)
+def test_loops_over_fits_interruptible(call):
+    assert_interrupts(_SETUP + "X = rng.standard_normal((400, 300)); y = X[:, 0] + rng.standard_normal(400)", call)
 
 
 @needs_proc

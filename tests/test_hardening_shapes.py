@@ -1,13 +1,17 @@
 """Hardening of paperkernels.shapes: random valid inputs keep the invariants, hostile inputs raise
 errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
 
+import copy
+import json
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import paperkernels
 import paperkernels.shapes as S
-from paperkernels.shapes import _inputs
 
 from hardening_helpers import (
     BAD_ARRAYS,
@@ -16,12 +20,12 @@ from hardening_helpers import (
     FEW,
     SOME,
     hostile_checks,
-    interrupted_quickly,
     misaligned,
     non_contiguous_copies,
     poisoned,
     run_in_threads,
 )
+from sigint_helpers import assert_interrupts
 from test_resources import needs_proc, rss_growth
 
 MODULE = "shapes"
@@ -278,7 +282,7 @@ def test_encoder_overflow_refused():
 
 
 def test_exploding_outputs_refused_up_front():
-    limit = "MAX_OUTPUT_BYTES"
+    limit = "paperkernels.limits.max_result_bytes"
     assert limit in str(bad("res", S.rasterize, SQUARE, 1 << 15))
     assert limit in str(bad("res", S.synthesize, np.ones(6), 1 << 15))
     assert limit in str(bad("res", S.normalize, np.ones((4, 4)), input="cartesian", res=1 << 15))
@@ -287,15 +291,39 @@ def test_exploding_outputs_refused_up_front():
     assert "midpoint" in str(bad("n_rho", S.polar_grid, 4, 10**6, "gauss"))
     bad("n_sides", S.regular_polygon, 10**13)
     bad("n_nodes", S.PoseEncoder, 4, n_nodes=10**9)
-    assert "MAX_OUTPUT_BYTES" in str(bad("res", S.XShapeEncoder(8, input="polygon").decode_geometry, np.ones(50), 1 << 15))
+    assert limit in str(bad("res", S.XShapeEncoder(8, input="polygon").decode_geometry, np.ones(50), 1 << 15))
     bad("n", S.synthetic_shapes, 10**12)
 
 
-def test_output_limit_is_configurable(monkeypatch):
-    monkeypatch.setattr(_inputs, "MAX_OUTPUT_BYTES", 8 * 16 * 16 - 1)
-    bad("res", S.rasterize, SQUARE, 16)
-    monkeypatch.setattr(_inputs, "MAX_OUTPUT_BYTES", 8 * 16 * 16)
+def test_tables_and_pose_integrands_refused_up_front():
+    # regressions: 76 GiB and 7.6 GiB requests reached numpy (MemoryError) or ran for minutes
+    limit = "paperkernels.limits.max_result_bytes"
+    assert limit in str(bad("rho", S.radial_table, 200, np.zeros(10**6)))
+    assert limit in str(bad("rho, theta", S.zernike_basis, 200, np.zeros((1000, 1)), np.zeros((1, 1000))))
+    assert limit in str(bad("K, L, res", S.PoseEncoder, 4096, L=4096, compat=S.COMPAT_XSHAPEENC, res=10_000))
+    assert limit in str(bad("K, L, res", S.PoseEncoder, 2000, L=1000, compat=S.COMPAT_XSHAPEENC))
+    bad("rho, theta", S.zernike_basis, 4, np.zeros(3), np.zeros(4))  # shapes that do not broadcast
+    # joint codes of a compat encoder build K x (N/2 + 1) x res integrands
+    enc = S.XShapeEncoder(200, res=1 << 15, compat=S.COMPAT_XSHAPEENC)
+    assert limit in str(bad("res", enc.pose_encoder, 4096))
+
+
+def test_output_limits_follow_the_shared_setting():
+    with paperkernels.limits.override(max_result_bytes=8 * 16 * 16 - 1):
+        bad("res", S.rasterize, SQUARE, 16)
     assert S.rasterize(SQUARE, 16).shape == (16, 16)
+    S_4 = S.n_coefficients(4)
+    with paperkernels.limits.override(max_result_bytes=8 * 10 * S_4 - 1):
+        bad("rho", S.radial_table, 4, np.linspace(0, 1, 10))
+        bad("rho, theta", S.zernike_basis, 4, np.linspace(0, 1, 5), 0.0)
+        bad("masks", S.zernike_moments, np.zeros((8, 400)), 4, input="polar")  # the polar basis tables
+        bad("K, L, res", S.PoseEncoder, 3, L=8, compat=S.COMPAT_XSHAPEENC)
+    with paperkernels.limits.override(max_result_bytes=8 * 10 * S_4):
+        assert S.radial_table(4, np.linspace(0, 1, 10)).shape == (10, S_4)
+    with paperkernels.limits.override(max_result_bytes=2**20):  # pixel tables of a 400 x 400 grid: ~1.4 MB
+        bad("masks", S.zernike_moments, np.zeros((400, 400), dtype=np.uint8), 4, input="cartesian")
+        bad("shapes", S.XShapeEncoder(4).encode_geometry, np.zeros((400, 400), dtype=np.uint8))
+        assert S.zernike_moments(np.zeros((200, 200), dtype=np.uint8), 4, input="cartesian").shape == (S_4,)
 
 
 # ---- threads, Ctrl-C, memory -------------------------------------------------------------------
@@ -328,15 +356,326 @@ def test_thread_counts_identical():
         np.testing.assert_array_equal(S.rasterize(polys, 32, supersample=3, n_threads=threads), raster)
 
 
+# Ctrl-C as a user sends it: a real SIGINT from another process, 0.5 s into a call that runs for
+# several seconds (the sizes below), must stop it within 0.5 s.
+
+_SETUP = "import numpy as np\nimport paperkernels.shapes as S\n"
+
+
 @pytest.mark.parametrize("threads", [1, 2])
-def test_polygon_moments_interruptible(threads):
-    polys = [S.star_polygon(50, 0.5, radius=0.9, rotation=0.01 * i) for i in range(400)]  # ~40 s of work
-    interrupted_quickly(lambda: S.zernike_moments(polys, 200, n_threads=threads))
+def test_polygon_batch_interruptible(threads):
+    setup = _SETUP + "polys = [S.star_polygon(50, 0.5, radius=0.9, rotation=0.01 * i) for i in range(400)]"
+    assert_interrupts(setup, f"S.zernike_moments(polys, 200, n_threads={threads})")  # ~40 s of work
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_one_large_polygon_interruptible(threads):
+    # regression: one 5000-vertex polygon at N = 200 is a single task (48 s) that never polled
+    setup = _SETUP + "poly = S.regular_polygon(5000, radius=0.9)"
+    call = "S.zernike_moments(poly, 200)" if threads == 1 else "S.zernike_moments([poly, poly], 200, n_threads=2)"
+    assert_interrupts(setup, call)
+
+
+def test_one_large_raster_interruptible():
+    # regression: 34 s without a poll
+    assert_interrupts(_SETUP + "poly = S.regular_polygon(200_000, radius=0.9)", "S.rasterize(poly, 2048, supersample=16)")
+
+
+def test_radial_table_interruptible():
+    # regression: ~5 s with the GIL released and no poll
+    assert_interrupts(_SETUP + "rho = np.linspace(0, 1, 20_000)", "S.radial_table(200, rho)")
+
+
+def test_gauss_legendre_nodes_interruptible():
+    # regression: 8 s holding the GIL
+    assert_interrupts(_SETUP, "S.polar_grid(8, 20_000, 'gauss')")
+
+
+def test_basis_build_interruptible():
+    # regression: a stored Cartesian basis was built without polling (~3 s here, 40 MB)
+    setup = _SETUP + "mask = np.zeros((64, 64))"
+    assert_interrupts(setup, "S.zernike_moments(mask, 160, input='cartesian', supersample=16, n_threads=1)")
+
+
+def test_large_grid_setup_interruptible():
+    # regression: listing the disk pixels of a 5800 x 5800 grid with 16 x 16 samples (~3 s) never polled
+    setup = _SETUP + "mask = np.zeros((5800, 5800), dtype=np.uint8)"
+    assert_interrupts(setup, "S.zernike_moments(mask, 4, input='cartesian', supersample=16, max_basis_bytes=0, n_threads=1)")
+
+
+def test_one_large_polar_grid_interruptible():
+    # regression: one grid of 20000 angles and 400 radii at N = 200 (~3 s) is a single task
+    setup = _SETUP + "values = np.zeros((20_000, 400), dtype=np.uint8)"
+    assert_interrupts(setup, "S.zernike_moments(values, 200, input='polar', n_threads=1)")
+
+
+def test_one_large_resampling_interruptible():
+    # regression: one mask resampled to 1024 x 1024 with 16 x 16 samples per pixel (~5 s)
+    setup = _SETUP + "mask = np.zeros((64, 64)); mask[20:40, 20:40] = 1.0"
+    assert_interrupts(setup, "S.normalize(mask, input='cartesian', res=1024, supersample=16, n_threads=1)")
 
 
 def test_mask_moments_interruptible():
-    masks = np.random.default_rng(0).random((3000, 128, 128)).astype(np.float32)  # ~30 s of work
-    interrupted_quickly(lambda: S.zernike_moments(masks, 120, input="cartesian", n_threads=2))
+    setup = _SETUP + "masks = np.zeros((3000, 128, 128), dtype=np.float32); masks[:, 30:90, 40:100] = 0.5"
+    assert_interrupts(setup, "S.zernike_moments(masks, 120, input='cartesian', n_threads=2)")  # ~30 s of work
+
+
+# ---- hostile shapes, poses and codes: named errors ---------------------------------------------
+
+
+class _RaisingArray:
+    def __array__(self, *args, **kwargs):
+        raise RuntimeError("conversion failed")
+
+
+def _geojson(ring):
+    return {"type": "Polygon", "coordinates": [np.asarray(ring).tolist()]}
+
+
+def test_malformed_geojson_refused():
+    # regressions: KeyError, RecursionError
+    bad("polygons", S.zernike_moments, {"type": "Polygon"}, 4)
+    bad("polygons", S.zernike_moments, {"type": "MultiPolygon"}, 4)
+    bad("polygons", S.zernike_moments, {"type": "Feature", "geometry": {"type": "Polygon"}}, 4)
+    bad("polygons", S.zernike_moments, {"type": "Feature"}, 4)
+    looped = {"type": "Feature"}
+    looped["geometry"] = looped
+    bad("polygons", S.zernike_moments, looped, 4)
+    bad("shape", S.normalize, looped)
+    bad("polygons", S.rasterize, looped)
+    rings = []
+    rings.append(rings)
+    bad("polygons", S.zernike_moments, {"type": "Polygon", "coordinates": rings}, 4)
+    bad("polygons", S.zernike_moments, rings, 4)
+    bad("polygons", S.zernike_moments, {"type": "Polygon", "coordinates": 5}, 4)
+    bad("polygons", S.zernike_moments, {"type": "Polygon", "coordinates": "abc"}, 4)
+    bad("polygons", S.zernike_moments, {"type": "Point", "coordinates": [0, 0]}, 4)
+    # a well-formed Feature still works
+    feature = {"type": "Feature", "properties": {}, "geometry": _geojson(SQUARE)}
+    np.testing.assert_array_equal(S.zernike_moments(feature, 6), S.zernike_moments(SQUARE, 6))
+
+
+def test_empty_polygons_refused():
+    # regression: "need at least one array to concatenate"
+    shapely = pytest.importorskip("shapely")
+    for call in (S.zernike_moments, S.rasterize):
+        args = (4,) if call is S.zernike_moments else ()
+        bad("polygons", call, shapely.Polygon(), *args)
+        bad("polygons", call, [shapely.Polygon()], *args)
+        bad("polygons", call, [shapely.Polygon(SQUARE), shapely.Polygon()], *args)
+        bad("polygons", call, np.zeros((0, 4, 2)), *args)
+        bad("polygons", call, {"type": "Polygon", "coordinates": []}, *args)
+    bad("polygons", S.zernike_moments, np.zeros((0, 4, 2)), 4, input="auto")
+    bad("shapes", S.XShapeEncoder(4, input="polygon").encode_geometry, np.zeros((0, 4, 2)))
+    bad("shape", S.normalize, shapely.Polygon())
+
+
+def test_polygons_of_non_real_dtype_refused():
+    # regression: "expected (V, 2), got (3, 2)" said nothing of the dtype
+    triangle = np.array([[0.0, 0.0], [0.5, 0.0], [0.0, 0.5]])
+    for dtype in (bool, complex):
+        for call, args in ((S.zernike_moments, (4,)), (S.rasterize, (8,))):
+            error = bad("polygons", call, triangle.astype(dtype), *args, **({"input": "polygon"} if args == (4,) else {}))
+            assert np.dtype(dtype).name in str(error) and "expected (V, 2)" not in str(error)
+        error = bad("polygons[0]", S.zernike_moments, [triangle.astype(dtype)], 4)
+        assert np.dtype(dtype).name in str(error)
+    assert "bool" in str(bad("polygons", S.zernike_moments, [[True, False], [False, True], [True, True]], 4))
+
+
+def test_transposed_polygons_explained():
+    # regression: a (2, V) polygon was read as a mask and refused for its values
+    star = S.star_polygon(5, 0.5, radius=0.8)
+    for call, name, args, kwargs in (
+        (S.zernike_moments, "polygons", (4,), {}),
+        (S.zernike_moments, "polygons", (4,), {"input": "polygon"}),
+        (S.zernike_moments, "masks", (4,), {"input": "cartesian"}),
+        (S.rasterize, "polygons", (), {}),
+        (S.normalize, "shape", (), {}),
+        (S.XShapeEncoder(4).encode_geometry, "shapes", (), {}),
+        (S.XShapeEncoder(4, input="polygon").encode_geometry, "shapes", (), {}),
+    ):
+        error = bad(name, call, star.T, *args, **kwargs)
+        assert "(2, V)" in str(error) and "polygon" in str(error), error
+    assert "(2, V)" in str(bad("polygons", S.zernike_moments, star.T.tolist(), 4))
+    assert "(2, V)" in str(bad("polygons", S.zernike_moments, np.stack([star.T, star.T]), 4))
+    # a two-row mask with values in [0, 1] is still a mask
+    assert S.zernike_moments(np.full((2, 6), 0.5), 4).shape == (S.n_coefficients(4),)
+
+
+def test_geojson_text_refused_clearly():
+    text = json.dumps(_geojson(SQUARE))
+    for call, name, args in (
+        (S.zernike_moments, "polygons", (4,)),
+        (S.rasterize, "polygons", ()),
+        (S.normalize, "shape", ()),
+        (S.XShapeEncoder(4, input="polygon").encode_geometry, "shapes", ()),
+    ):
+        assert "json.loads" in str(bad(name, call, text, *args))
+    bad("shapes", S.XShapeEncoder(4).encode_geometry, text)
+    np.testing.assert_array_equal(S.zernike_moments(json.loads(text), 4), S.zernike_moments(SQUARE, 4))
+
+
+def test_raising_array_likes_named():
+    # regression: the RuntimeError of __array__ escaped unnamed
+    bad("shapes", S.zernike_moments, _RaisingArray(), 4)
+    bad("masks", S.zernike_moments, _RaisingArray(), 4, input="cartesian")
+    bad("polygons", S.zernike_moments, _RaisingArray(), 4, input="polygon")
+    bad("polygons[0]", S.zernike_moments, [_RaisingArray()], 4, input="polygon")
+    bad("polygons", S.rasterize, _RaisingArray())
+    bad("shape", S.normalize, _RaisingArray())
+    bad("unit_shape", S.denormalize, _RaisingArray(), [0.0, 0.0, 1.0])
+    bad("z", S.freqprop, _RaisingArray())
+    bad("z", S.inverse_freqprop, _RaisingArray())
+    bad("z", S.to_codes, _RaisingArray())
+    bad("codes", S.from_codes, _RaisingArray(), 2)
+    bad("coefficients", S.synthesize, _RaisingArray())
+    enc = S.XShapeEncoder(4)
+    bad("shapes", enc.encode_geometry, _RaisingArray())
+    bad("codes", enc.decode_geometry, _RaisingArray())
+    bad("a", S.iou, _RaisingArray(), np.ones((2, 2)))
+    bad("pose", S.PoseEncoder(3).encode, _RaisingArray())
+
+
+def test_masked_arrays_refused():
+    # regression: the mask was dropped silently
+    square = np.ma.masked_array(SQUARE, mask=np.zeros_like(SQUARE, dtype=bool))
+    mask = np.ma.masked_array(np.full((6, 6), 0.5), mask=np.eye(6, dtype=bool))
+    for error in (
+        bad("shapes", S.zernike_moments, square, 4),
+        bad("polygons", S.zernike_moments, square, 4, input="polygon"),
+        bad("polygons[0]", S.zernike_moments, [square], 4),
+        bad("shapes", S.zernike_moments, mask, 4),
+        bad("masks", S.zernike_moments, mask, 4, input="cartesian"),
+        bad("masks", S.zernike_moments, mask, 4, input="polar"),
+        bad("polygons", S.rasterize, square),
+        bad("shape", S.normalize, square),
+        bad("shape", S.normalize, mask),
+        bad("shapes", S.XShapeEncoder(4).encode_geometry, mask),
+        bad("codes", S.XShapeEncoder(4).decode_geometry, np.ma.masked_array(np.ones(18))),
+        bad("z", S.freqprop, np.ma.masked_array(np.ones(6, complex))),
+        bad("coefficients", S.synthesize, np.ma.masked_array(np.ones(6, complex))),
+        bad("a", S.iou, mask, np.ones((6, 6))),
+        bad("pose", S.PoseEncoder(3).encode, np.ma.masked_array(np.ones(3))),
+    ):
+        assert "masked" in str(error)
+
+
+def test_colour_images_refused_by_the_encoder():
+    # regression: (64, 72, 3) was read as 64 masks of 72 x 3 pixels
+    enc = S.XShapeEncoder(8)
+    for channels in (1, 3, 4):
+        image = np.zeros((64, 72, channels), dtype=np.uint8)
+        assert "colour" in str(bad("shapes", enc.encode_geometry, image))
+        assert "colour" in str(bad("shapes", enc.encode_joint, image, [0.1, 0.2, 0.3]))
+        assert "colour" in str(bad("shapes", S.zernike_moments, image, 4))
+    assert "colour" in str(bad("shapes", enc.encode_geometry, np.zeros((64, 72, 3))))
+    # an explicit input="cartesian" still reads narrow masks, and one channel goes through
+    assert S.zernike_moments(np.zeros((64, 72, 3)), 4, input="cartesian").shape == (64, S.n_coefficients(4))
+    assert enc.encode_geometry(np.zeros((64, 72, 3))[..., 0]).shape == (enc.length,)
+    assert enc.encode_geometry(np.zeros((5, 3, 3))).shape == (5, enc.length)  # tiny masks are masks
+
+
+def test_bad_polar_grids_refused():
+    # regression: a tuple raised AttributeError
+    values = np.zeros((8, 8))
+    good = S.polar_grid(8, 8)
+    bad("grid", S.zernike_moments, values, 4, input="polar", grid=(8, 8))
+    bad("grid.rho", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid(good.theta, good.rho * 2, good.wtheta, good.wrho))
+    bad("grid.theta", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid("abcdefgh", good.rho, good.wtheta, good.wrho))
+    bad("grid.wtheta", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid(good.theta, good.rho, good.wtheta[:7], good.wrho))
+    bad("grid.wrho", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid(good.theta, good.rho, good.wtheta, good.wrho * np.nan))
+    np.testing.assert_array_equal(
+        S.zernike_moments(values + 0.5, 4, input="polar", grid=good), S.zernike_moments(values + 0.5, 4, input="polar")
+    )
+
+
+def test_iou_threshold_range():
+    # regression: threshold=2 was accepted (every pixel background)
+    for value in (2.0, -0.5, 1.0 + 1e-9):
+        bad("threshold", S.iou, np.ones((2, 2)), np.ones((2, 2)), value)
+    assert S.iou(np.ones((2, 2)), np.ones((2, 2)), 1.0) == 1.0
+
+
+def test_pose_sigma_refused_up_front():
+    # regressions: 1e-300 built NaN windows and blamed the pose; 1e300 raised OverflowError
+    for value in (1e-300, 1e-151, 1e151, 1e300):
+        bad("sigma", S.PoseEncoder, 4, sigma=value)
+        bad("pose_sigma", S.XShapeEncoder, 8, pose_sigma=value)
+    error = bad("sigma", S.PoseEncoder, 4, sigma=1e-8)  # bumps between the quadrature nodes
+    assert "quadrature" in str(error)
+    bad("sigma", S.PoseEncoder, 4, sigma=1e-8, compat=S.COMPAT_XSHAPEENC)
+    enc = S.XShapeEncoder(8, input="polygon", pose_sigma=1e-8)
+    bad("pose_sigma", enc.encode_joint, SQUARE, [0.1, 0.2, 0.3])
+    codes = S.PoseEncoder(1, sigma=1e10).encode([0.5])  # one very wide window is a constant: valid
+    assert np.all(np.isfinite(codes))
+
+
+# ---- pickling ----------------------------------------------------------------------------------
+
+
+def _round_trips(obj):
+    return [pickle.loads(pickle.dumps(obj, protocol=p)) for p in (2, pickle.HIGHEST_PROTOCOL)] + [copy.deepcopy(obj)]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"N": 10, "dtype": np.float64},
+        {"N": 10, "input": "polygon", "freqprop": 0.2},
+        {"N": 10, "input": "polar", "polar_rule": "gauss"},
+        {"N": 8, "invariant": True},
+        {"N": 8, "compat": "xshapeenc-0.1.2", "res": 48},
+    ],
+)
+def test_encoders_pickle_and_deepcopy(kwargs):
+    enc = S.XShapeEncoder(**kwargs)
+    if enc.input == "polygon":
+        shapes = [S.star_polygon(5, 0.5, radius=0.8, rotation=r) for r in (0.0, 0.3)]
+    elif enc.input == "polar":
+        shapes = np.random.default_rng(1).random((2, 24, 16))
+    else:
+        shapes = S.rasterize([S.star_polygon(5, 0.5, radius=0.8, rotation=r) for r in (0.0, 0.3)], 32, supersample=2)
+    poses = [[0.1, 0.2, 0.3], [0.3, -0.1, 1.0]]
+    codes = enc.encode_geometry(shapes)
+    joint = None if enc.invariant else enc.encode_joint(shapes, poses)
+    for restored in _round_trips(enc) + _round_trips(_round_trips(enc)[0]):
+        assert repr(restored) == repr(enc)
+        np.testing.assert_array_equal(restored.encode_geometry(shapes), codes)
+        if joint is not None:
+            np.testing.assert_array_equal(restored.encode_joint(shapes, poses), joint)
+    # the used encoder (with cached bases) copies too, and still agrees
+    for restored in _round_trips(enc):
+        np.testing.assert_array_equal(restored.encode_geometry(shapes), enc.encode_geometry(shapes))
+
+
+@pytest.mark.parametrize("compat", [None, "xshapeenc-0.1.2"])
+def test_pose_encoders_pickle_and_deepcopy(compat):
+    # regression: PoseEncoder held a lambda and could not be pickled
+    pose = S.PoseEncoder(4, m_p=5, L=12, compat=compat, res=64)
+    p = np.array([[0.3, -0.2, 0.5, 0.1], [1.0, 0.0, -1.0, 2.0]])
+    codes = pose.encode(p)
+    for restored in _round_trips(pose):
+        assert repr(restored) == repr(pose)
+        np.testing.assert_array_equal(restored.encode(p), codes)
+        np.testing.assert_array_equal(restored.decode(codes), pose.decode(codes))
+        np.testing.assert_array_equal(restored.phase_matrix(6), pose.phase_matrix(6))
+
+
+def test_results_pickle_and_deepcopy():
+    enc = S.XShapeEncoder(10, input="polygon", dtype=np.float64)
+    shapes = [S.star_polygon(5, 0.5, radius=0.8, rotation=r) for r in (0.0, 0.3)]
+    codes = enc.encode_geometry(shapes)
+    poses = np.array([[0.1, 0.2, 0.3], [0.3, -0.1, 0.5]])
+    results = [
+        enc.decode_geometry(codes, 16),
+        enc.fit_pose(enc.encode_joint(shapes, poses), codes, 3),
+        S.polar_grid(8, 5, "gauss"),
+    ]
+    for result in results:
+        for restored in _round_trips(result):
+            assert type(restored) is type(result)
+            for field in result.__dataclass_fields__:
+                np.testing.assert_array_equal(getattr(restored, field), getattr(result, field))
 
 
 @needs_proc

@@ -80,8 +80,13 @@ void bind_shapes(py::module_& m) {
         double* o = out.mutable_data();
         {
           py::gil_scoped_release release;
+          const Poll poll = bind::python_signal_poll();
+          Checkpoint checkpoint(poll);
           RadialTable table(N);
-          for (py::ssize_t i = 0; i < n; ++i) table.evaluate(r[i], o + i * S);
+          for (py::ssize_t i = 0; i < n; ++i) {
+            table.evaluate(r[i], o + i * S);
+            checkpoint.tick(static_cast<std::size_t>(S) + 1);
+          }
         }
         return out;
       },
@@ -97,7 +102,12 @@ void bind_shapes(py::module_& m) {
         double* o = out.mutable_data();
         {
           py::gil_scoped_release release;
-          for (py::ssize_t i = 0; i < n; ++i) radial_band(mm, L, r[i], o + i * L);
+          const Poll poll = bind::python_signal_poll();
+          Checkpoint checkpoint(poll);
+          for (py::ssize_t i = 0; i < n; ++i) {
+            radial_band(mm, L, r[i], o + i * L);
+            checkpoint.tick(static_cast<std::size_t>(L) + 1);
+          }
         }
         return out;
       },
@@ -109,7 +119,14 @@ void bind_shapes(py::module_& m) {
       [](int q) {
         require(q >= 1, "q: expected a positive number of nodes");
         carray<double> x(q), w(q);
-        gauss_legendre(q, x.mutable_data(), w.mutable_data());
+        double* xs = x.mutable_data();
+        double* ws = w.mutable_data();
+        {
+          py::gil_scoped_release release;
+          const Poll poll = bind::python_signal_poll();
+          Checkpoint checkpoint(poll);
+          gauss_legendre(q, xs, ws, &checkpoint);
+        }
         return py::make_tuple(x, w);
       },
       py::arg("q"), "Gauss-Legendre nodes and weights on [-1, 1].");
@@ -120,7 +137,7 @@ void bind_shapes(py::module_& m) {
              return std::make_shared<CartesianBasis>(
                  N, H, W, supersample,
                  synthesis ? CartesianBasis::Purpose::synthesis : CartesianBasis::Purpose::analysis,
-                 static_cast<std::size_t>(max_basis_bytes), threads);
+                 static_cast<std::size_t>(max_basis_bytes), threads, bind::python_signal_poll());
            }),
            py::arg("N"), py::arg("H"), py::arg("W"), py::arg("supersample"), py::arg("synthesis"),
            py::arg("max_basis_bytes"), py::arg("n_threads"))
@@ -165,8 +182,12 @@ void bind_shapes(py::module_& m) {
           py::arg("coefficients"), py::arg("n_threads"), "Real field (B, H, W) of half-set coefficients (B, S).");
 
   py::class_<PolarBasis, std::shared_ptr<PolarBasis>>(m, "shapes_PolarBasis")
-      .def(py::init<int, std::vector<double>, std::vector<double>, std::vector<double>, std::vector<double>,
-                    std::vector<double>>(),
+      .def(py::init([](int N, std::vector<double> theta, std::vector<double> wtheta, std::vector<double> rho,
+                       std::vector<double> wrho, std::vector<double> scale) {
+             py::gil_scoped_release release;
+             return std::make_shared<PolarBasis>(N, std::move(theta), std::move(wtheta), std::move(rho),
+                                                 std::move(wrho), std::move(scale), bind::python_signal_poll());
+           }),
            py::arg("N"), py::arg("theta"), py::arg("wtheta"), py::arg("rho"), py::arg("wrho"), py::arg("scale"))
       .def_property_readonly("n_theta", &PolarBasis::n_theta)
       .def_property_readonly("n_rho", &PolarBasis::n_rho)
@@ -207,11 +228,11 @@ void bind_shapes(py::module_& m) {
           const std::size_t per_task =
               static_cast<std::size_t>(std::clamp(2.0e5 / std::max(work_per_polygon, 1.0), 1.0, 16.0));
           const std::size_t n_tasks = (static_cast<std::size_t>(B) + per_task - 1) / per_task;
-          run_parallel(n_tasks, threads, bind::python_signal_poll(), [&](std::size_t t) {
+          run_parallel(n_tasks, threads, bind::python_signal_poll(), [&](std::size_t t, Checkpoint& checkpoint) {
             PolygonMoments engine(N, which);
             const std::size_t end = std::min(static_cast<std::size_t>(B), (t + 1) * per_task);
             for (std::size_t b = t * per_task; b < end; ++b)
-              engine.compute(ring_set(xy, ring_start, ring_sign, poly_start, b), o + b * S);
+              engine.compute(ring_set(xy, ring_start, ring_sign, poly_start, b), o + b * S, &checkpoint);
           });
         }
         return out;
@@ -230,11 +251,14 @@ void bind_shapes(py::module_& m) {
         cplx* o = out.mutable_data();
         {
           py::gil_scoped_release release;
+          const Poll poll = bind::python_signal_poll();
+          Checkpoint checkpoint(poll);
           for (py::ssize_t b = 0; b < z.shape(0); ++b) {
             if (inverse)
               freqprop_inverse(N, lambda, radial, angular, o + b * z.shape(1));
             else
               freqprop_forward(N, lambda, radial, angular, o + b * z.shape(1));
+            checkpoint.tick(2 * static_cast<std::size_t>(z.shape(1)));
           }
         }
         return out;
@@ -254,10 +278,11 @@ void bind_shapes(py::module_& m) {
         double* o = out.mutable_data();
         {
           py::gil_scoped_release release;
-          run_parallel(static_cast<std::size_t>(B), threads, bind::python_signal_poll(), [&](std::size_t b) {
-            rasterize(ring_set(xy, ring_start, ring_sign, poly_start, b), H, W, supersample,
-                      o + b * static_cast<std::size_t>(H) * W);
-          });
+          run_parallel(static_cast<std::size_t>(B), threads, bind::python_signal_poll(),
+                       [&](std::size_t b, Checkpoint& checkpoint) {
+                         rasterize(ring_set(xy, ring_start, ring_sign, poly_start, b), H, W, supersample,
+                                   o + b * static_cast<std::size_t>(H) * W, checkpoint);
+                       });
         }
         return out;
       },
@@ -277,10 +302,11 @@ void bind_shapes(py::module_& m) {
         const double* t = transform.data();
         with_mask_data(masks, "masks", [&](const auto* data) {
           py::gil_scoped_release release;
-          run_parallel(static_cast<std::size_t>(B), threads, bind::python_signal_poll(), [&](std::size_t b) {
-            resample(data + b * static_cast<std::size_t>(H) * W, H, W, t[3 * b], t[3 * b + 1], t[3 * b + 2], R, C,
-                     supersample, o + b * static_cast<std::size_t>(R) * C);
-          });
+          run_parallel(static_cast<std::size_t>(B), threads, bind::python_signal_poll(),
+                       [&](std::size_t b, Checkpoint& checkpoint) {
+                         resample(data + b * static_cast<std::size_t>(H) * W, H, W, t[3 * b], t[3 * b + 1],
+                                  t[3 * b + 2], R, C, supersample, o + b * static_cast<std::size_t>(R) * C, checkpoint);
+                       });
         });
         return out;
       },

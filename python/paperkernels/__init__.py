@@ -15,18 +15,14 @@ import importlib
 import importlib.util
 from typing import Any, List
 
-try:
-    from importlib.metadata import PackageNotFoundError, version as _dist_version
-
-    __version__ = _dist_version("paperkernels")
-except PackageNotFoundError:  # running from a source tree without an installed distribution
-    __version__ = "0.0.0+unknown"
+from ._limits import Limits, limits
+from ._version import __version__
 
 MODULES = ("toptwo", "cascade", "greedy", "shapes", "relu")
+# Imported on first attribute access like the paper modules (dask is imported only then).
+_LAZY_MODULES = (*MODULES, "distributed")
 
-from ._limits import Limits, limits
-
-__all__ = ["__version__", "available_modules", "limits", "Limits", *MODULES]
+__all__ = ["__version__", "available_modules", "limits", "Limits", *_LAZY_MODULES]
 
 
 def available_modules() -> List[str]:
@@ -39,7 +35,7 @@ def available_modules() -> List[str]:
 
 
 def __getattr__(name: str) -> Any:
-    if name in MODULES:
+    if name in _LAZY_MODULES:
         module = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = module
         return module
@@ -47,4 +43,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> List[str]:
-    return sorted(set(globals()) | set(MODULES))
+    return sorted(set(globals()) | set(_LAZY_MODULES))

@@ -292,7 +292,10 @@ class Learner {
         coef_(k_) {}
 
   // Runs the learner with its random stream and writes its path. Returns the number of steps taken.
-  std::size_t run(Xoshiro256& rng, const LearnerOutput& out) {
+  // Throws `interrupted` as soon as `token` asks to stop (between steps and between the single
+  // draws of a step), so that one long learner does not hold up Ctrl-C.
+  std::size_t run(Xoshiro256& rng, const LearnerOutput& out, const StopToken& token) {
+    stop_ = &token;
     std::iota(pool_.begin(), pool_.end(), 0u);
     std::fill(filled_.begin(), filled_.end(), 0u);
     std::copy(pb_.xty, pb_.xty + p_, c_.begin());
@@ -300,6 +303,7 @@ class Learner {
 
     std::size_t steps = 0;
     for (std::size_t t = 0; t < k_; ++t) {
+      if (token.stop_requested()) throw interrupted();
       const std::size_t chosen_position = choose(rng, t);
       if (chosen_position == kNone) break;
       const std::uint32_t j = pool_[chosen_position];
@@ -468,6 +472,7 @@ class Learner {
     bring_up_to_date(pool_.data(), mu, t);
     std::size_t best = best_of(0, mu);
     for (std::size_t i = mu; best == kNone && i < q; ++i) {
+      if (stop_->stop_requested()) throw interrupted();
       std::swap(pool_[i], pool_[i + static_cast<std::size_t>(rng.below(q - i))]);
       bring_up_to_date(pool_.data() + i, 1, t);
       best = best_of(i, i + 1);
@@ -498,6 +503,7 @@ class Learner {
 
   const Problem& pb_;
   const Settings& st_;
+  const StopToken* stop_ = nullptr;  // of the current run()
   std::size_t p_, k_;
   Update update_;
   Kernels kernels_;
@@ -591,20 +597,28 @@ inline void fit_learners(const Problem& pb, const Settings& st, std::uint64_t se
   LearnerPool workspaces(pb, st, choose_update(pb, st));
   parallel_for(
       n_runs, n_threads,
-      [&](std::size_t b, const StopToken&) {
+      [&](std::size_t b, const StopToken& token) {
         auto learner = workspaces.acquire();
         Xoshiro256 rng(seed, first_learner + b);
-        learner->run(rng, LearnerOutput{out.active + b * k, out.coef + b * packed, out.gain + b * k});
+        learner->run(rng, LearnerOutput{out.active + b * k, out.coef + b * packed, out.gain + b * k}, token);
         workspaces.release(std::move(learner));
       },
       poll);
 
-  if (deterministic) {
-    for (std::size_t b = 1; b < n_learners; ++b) {
-      std::copy(out.active, out.active + k, out.active + b * k);
-      std::copy(out.coef, out.coef + packed, out.coef + b * packed);
-      std::copy(out.gain, out.gain + k, out.gain + b * k);
-    }
+  if (deterministic && n_learners > 1) {
+    // Copies of learner 0, in blocks of learners so that a large ensemble still polls.
+    constexpr std::size_t block = 4096;
+    parallel_for(
+        (n_learners - 1 + block - 1) / block, n_threads,
+        [&](std::size_t task, const StopToken&) {
+          const std::size_t first = 1 + task * block, last = std::min(n_learners, first + block);
+          for (std::size_t b = first; b < last; ++b) {
+            std::copy(out.active, out.active + k, out.active + b * k);
+            std::copy(out.coef, out.coef + packed, out.coef + b * packed);
+            std::copy(out.gain, out.gain + k, out.gain + b * k);
+          }
+        },
+        poll);
   }
 }
 
@@ -617,7 +631,7 @@ inline void average_path(const std::int64_t* active, const double* coef, std::si
   const double scale = 1.0 / static_cast<double>(n_learners);
   parallel_for(
       k, n_threads,
-      [&](std::size_t t, const StopToken&) {
+      [&](std::size_t t, const StopToken& token) {
         double* row = path + (t + 1) * p;
         if (identical) {
           const double* c = coef + packed_offset(t);
@@ -626,6 +640,7 @@ inline void average_path(const std::int64_t* active, const double* coef, std::si
           return;
         }
         for (std::size_t b = 0; b < n_learners; ++b) {
+          if (b % 4096 == 0 && token.stop_requested()) return;  // the caller throws `interrupted`
           const std::int64_t* a = active + b * k;
           const double* c = coef + b * packed + packed_offset(t);
           for (std::size_t s = 0; s <= t; ++s)

@@ -37,3 +37,9 @@ __all__ = [
     "BiasVariance",
     "plot_weights",
 ]
+
+# The public names live here (help(), reprs, pickles and the API reference show
+# paperkernels.greedy, not the private module that defines them).
+for _name in __all__:
+    globals()[_name].__module__ = __name__
+del _name

@@ -1,17 +1,16 @@
 """Cross-validation over (k, m) that reuses the path: one fit per (fold, m) scores every k."""
 
-from __future__ import annotations
-
+import copy
 import numbers
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from .._seed import as_seed
-from .._validation import as_int
-from ._design import resolve_m
-from ._sklearn_compat import HAVE_SKLEARN, validate
+from .._validation import as_int, plain_array, refuse_masked
+from ._design import resolve_k, resolve_m
+from ._sklearn_compat import validate
 
 
 @dataclass
@@ -45,23 +44,65 @@ class PathCVResult:
 
 
 def _clone(estimator, **params):
-    if HAVE_SKLEARN:
-        from sklearn.base import clone
+    """A fresh unfitted copy with the same parameters (deep-copied, as scikit-learn's ``clone``
+    does), then ``params``."""
+    fresh = {name: copy.deepcopy(value) for name, value in estimator.get_params(deep=False).items()}
+    return type(estimator)(**fresh).set_params(**params)
 
-        return clone(estimator).set_params(**params)
-    return type(estimator)(**{**estimator.get_params(), **params})
+
+_CV_EXPECTED = ("an int >= 2, a splitter with a split(X, y) method, or an iterable of (train, test) pairs "
+                "of index arrays or boolean masks")
 
 
-def _folds(cv, n_samples: int, random_state) -> List[Tuple[np.ndarray, np.ndarray]]:
+def _fold_part(part: Any, n_samples: int, fold: int, which: str) -> np.ndarray:
+    """One side of a split as sorted-as-given row indices: integer indices in [0, n_samples), or a
+    boolean mask of length n_samples."""
+    where = f"cv: fold {fold}, {which}"
+    arr = plain_array(part, where)
+    if arr.dtype == np.bool_:
+        if arr.shape != (n_samples,):
+            raise ValueError(f"{where}: a boolean mask must have shape ({n_samples},) (one entry per sample), "
+                             f"got shape {arr.shape}")
+        indices = np.flatnonzero(arr)
+    elif arr.dtype.kind in "iu":
+        if arr.ndim != 1:
+            raise ValueError(f"{where}: expected a 1-d array of sample indices, got shape {arr.shape}")
+        if arr.size and (arr.min() < 0 or arr.max() >= n_samples):
+            raise ValueError(f"{where}: expected sample indices in [0, {n_samples}), got values in "
+                             f"[{arr.min()}, {arr.max()}]")
+        indices = arr.astype(np.intp, copy=False)
+    elif arr.size == 0 and arr.dtype.kind == "f":  # an empty list
+        indices = np.empty(0, dtype=np.intp)
+    else:
+        raise TypeError(f"{where}: expected integer sample indices or a boolean mask, got an array of dtype "
+                        f"{arr.dtype}")
+    if indices.size == 0:
+        raise ValueError(f"{where}: selects no sample")
+    return indices
+
+
+def _folds(cv, X, y, n_samples: int, random_state) -> List[Tuple[np.ndarray, np.ndarray]]:
     if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
         n_folds = as_int(cv, "cv", low=2, high=n_samples)
         order = np.random.default_rng(as_seed(random_state, "random_state")).permutation(n_samples)
         tests = np.array_split(order, n_folds)
         return [(np.sort(np.concatenate(tests[:i] + tests[i + 1:])), np.sort(test)) for i, test in enumerate(tests)]
+    if isinstance(cv, (str, bytes, bool, np.bool_, numbers.Number)) or cv is None:
+        raise TypeError(f"cv: expected {_CV_EXPECTED}, got {cv!r}")
+    splits = cv.split(X, y) if callable(getattr(cv, "split", None)) else cv
     try:
-        folds = [(np.asarray(train, dtype=np.intp), np.asarray(test, dtype=np.intp)) for train, test in cv]
+        pairs = list(splits)
     except TypeError:
-        raise TypeError(f"cv: expected an int >= 2 or an iterable of (train, test) index arrays, got {cv!r}") from None
+        raise TypeError(f"cv: expected {_CV_EXPECTED}, got {type(cv).__name__}") from None
+    folds = []
+    for f, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise TypeError(f"cv: fold {f}: expected a (train, test) pair, got {type(pair).__name__}")
+        train = _fold_part(pair[0], n_samples, f, "train")
+        test = _fold_part(pair[1], n_samples, f, "test")
+        if train.size < 2:
+            raise ValueError(f"cv: fold {f}, train: expected at least 2 samples to fit on, got {train.size}")
+        folds.append((train, test))
     if not folds:
         raise ValueError("cv: expected at least one (train, test) split")
     return folds
@@ -85,28 +126,49 @@ def cross_validate_path(
     Parameters
     ----------
     estimator : EnsembleForwardSelection
-        Template: its k is the largest k tried, its other parameters are kept.
+        Template: its k (``k=None`` resolved against the number of features) is the largest k
+        tried, its other parameters are kept.
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
     m_values : sequence
         Values of m (each as accepted by the estimator).
-    cv : int or iterable of (train, test), default=5
-        An int gives that many shuffled folds (the shuffle seeded by ``random_state``); an iterable
-        (e.g. ``KFold(5).split(X)``) gives the splits directly.
+    cv : int, splitter or iterable of (train, test), default=5
+        An int gives that many shuffled folds (the shuffle seeded by ``random_state``); an object
+        with a ``split(X, y)`` method (e.g. ``KFold(5)``) or an iterable of pairs (e.g.
+        ``KFold(5).split(X)``) gives the splits directly. Each side of a pair is an array of integer
+        row indices in ``[0, n_samples)`` or a boolean mask of length ``n_samples``; float indices,
+        indices out of range and empty sides are refused (``TypeError``/``ValueError`` naming
+        ``cv`` and the fold).
     random_state : None, int or numpy.random.Generator
         Seeds the fold shuffle only; the learners use the estimator's ``random_state``.
     refit : bool, default=True
         Refit the best (k, m) on all the data.
+
+    Returns
+    -------
+    PathCVResult
+
+    Notes
+    -----
+    The loop over (m, fold) runs in Python between C++ fits, each of which polls for signals:
+    Ctrl-C stops it within a fraction of a second.
     """
+    if not isinstance(refit, (bool, np.bool_)):
+        raise TypeError(f"refit: expected a bool, got {type(refit).__name__} {refit!r}")
     X, y = validate(_clone(estimator), X, y, reset=True)
     n_samples, n_features = X.shape
     if isinstance(m_values, (str, numbers.Number)) or m_values is None:
         m_values = [m_values]
+    refuse_masked(m_values, "m_values")
+    try:
+        m_values = list(m_values)
+    except TypeError:
+        raise TypeError(f"m_values: expected a value of m or a sequence of them, got {type(m_values).__name__}") from None
     resolved = np.array([resolve_m(m, n_features) for m in m_values], dtype=np.int64)
     if resolved.size == 0:
         raise ValueError("m_values: expected at least one value of m")
-    folds = _folds(cv, n_samples, random_state)
-    k_max = as_int(estimator.k, "k", low=1, high=n_features)
+    folds = _folds(cv, X, y, n_samples, random_state)
+    k_max = resolve_k(estimator.k, n_features)
     scores = np.empty((len(resolved), len(folds), k_max + 1))
     for i, m in enumerate(resolved):
         for f, (train, test) in enumerate(folds):

@@ -11,25 +11,60 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+import numbers
+
 import numpy as np
 
 from .. import _core
+from .._limits import check_result_bytes, limits
+from .._validation import as_int
 
 CRITERIA = {"fs": 0, "omp": 1}
 
-MAX_RESULT_BYTES = 4 * 2**30
-"""Largest memory of one ensemble fit's per-learner results (active sets, gains, coefficients)."""
+DEFAULT_K = 10
+"""Steps of a learner when ``k=None``: ``min(DEFAULT_K, n_features)``."""
 
 
-def check_result_size(n_learners: int, k: int) -> None:
-    """Refuse up front a fit whose per-learner results would not fit in :data:`MAX_RESULT_BYTES`."""
-    size = 8 * n_learners * (k * (k + 1) // 2 + 2 * k)
-    if size > MAX_RESULT_BYTES:
-        raise ValueError(
-            f"n_estimators: {n_learners} learners of k = {k} steps keep {size / 2**30:.3g} GiB of per-learner "
-            f"results, above the limit of {MAX_RESULT_BYTES / 2**30:.3g} GiB "
-            "(paperkernels.greedy._design.MAX_RESULT_BYTES); use fewer estimators or a smaller k"
-        )
+def resolve_k(k, n_features: int) -> int:
+    """Steps per learner: None gives ``min(DEFAULT_K, n_features)``; an int must lie in [1, n_features]."""
+    if k is None:
+        return min(DEFAULT_K, n_features)
+    k = as_int(k, "k", low=1)
+    if k > n_features:
+        raise ValueError(f"k: expected at most n_features = {n_features} steps, got k = {k}")
+    return k
+
+
+def fit_memory(n_learners: int, k: int, n_features: int, n_threads: int, runs: int) -> tuple:
+    """Bytes of one ensemble fit: (per-learner part, the rest). The per-learner results (active sets,
+    gains, packed coefficients by step, and the temporaries of the selection frequencies); the
+    coefficient path and the selection frequencies, (k + 1) p and k p values; and the workspaces of
+    the learners running at once (R, p k values, and its inverse, k^2, each)."""
+    per_learner = 8 * n_learners * (k * (k + 1) // 2 + 2 * k) + 3 * 8 * n_learners * k
+    shared = 8 * (2 * k + 1) * n_features
+    workspaces = min(n_threads, runs) * (8 * (n_features * k + k * k) + 32 * n_features + 48 * k)
+    return per_learner, shared + workspaces
+
+
+def check_fit_memory(n_learners: int, k: int, n_features: int, n_threads: int, m: int) -> None:
+    """Refuse up front a fit whose results and workspaces would exceed ``limits.max_result_bytes``."""
+    runs = 1 if m >= n_features else n_learners
+    per_learner, rest = fit_memory(n_learners, k, n_features, n_threads, runs)
+    what = (f"a fit of {n_learners} learners of k = {k} steps over {n_features} features (per-learner results, "
+            f"the (k + 1, p) coefficient path, the (k, p) selection frequencies and "
+            f"{min(n_threads, runs)} learner workspaces of p k values)")
+    if rest > limits.max_result_bytes:
+        check_result_bytes(rest, "k", what, "use a smaller k (or fewer threads, n_jobs)")
+    check_result_bytes(per_learner + rest, "n_estimators", what, "use fewer estimators or a smaller k")
+
+
+def check_gram_memory(n_features: int) -> None:
+    """Refuse up front a Gram matrix above ``limits.max_result_bytes``."""
+    check_result_bytes(
+        8 * n_features * n_features, "precompute",
+        f"the Gram matrix of {n_features} features ({n_features} x {n_features} float64)",
+        "pass precompute=False or 'auto' (the learners then compute the Gram entries they need from the data)",
+    )
 
 
 # Gram matrices above this many features are never built by precompute="auto" (8 p^2 bytes).
@@ -49,8 +84,6 @@ class EnsemblePath:
 
 def resolve_m(m, n_features: int) -> int:
     """Candidates per step: an int count, a float fraction of p, "sqrt", or None (all features)."""
-    import numbers
-
     if m is None:
         return n_features
     if isinstance(m, str):
@@ -75,11 +108,15 @@ def use_gram(precompute, n_samples: int, n_features: int, k: int, m: int, n_lear
 
     The Gram costs ~ n p^2 / 2 multiply-adds once; without it each learner computes the Gram
     entries it needs as dot products, ~ n * min(m k, p) * k / 2 of them per learner (a single
-    learner when m = p, since all learners are then the same).
+    learner when m = p, since all learners are then the same). ``precompute=True`` is refused when the
+    Gram matrix would exceed ``paperkernels.limits.max_result_bytes``; ``"auto"`` then does without it.
     """
-    if precompute is True or precompute is False:
-        return precompute
-    if n_features > MAX_AUTO_GRAM_FEATURES:
+    if precompute is True:
+        check_gram_memory(n_features)
+        return True
+    if precompute is False:
+        return False
+    if n_features > MAX_AUTO_GRAM_FEATURES or 8 * n_features * n_features > limits.max_result_bytes:
         return False
     runs = 1 if m >= n_features else n_learners
     direct = runs * min(m * k, n_features) * k / 2.0
@@ -154,8 +191,16 @@ class CentredDesign:
             bad = suspects[~np.any(X[:, suspects] != 0, axis=0)] if suspects.size else suspects
             what = "all zero"
         if bad.size:
-            shown = ", ".join(map(str, bad[:10])) + (", ..." if bad.size > 10 else "")
-            raise ValueError(f"X: column(s) {shown} are {what}; remove them before fitting")
+            raise ValueError(f"X: column(s) {_listing(bad)} are {what}; remove them before fitting")
+        # Columns that vary, but so little that their (centred) sum of squares is below the smallest
+        # normal float64 (or underflows to 0): the criteria cannot tell them apart numerically.
+        faint = np.flatnonzero(~(self.col_sq >= np.finfo(np.float64).tiny))
+        if faint.size:
+            raise ValueError(
+                f"X: column(s) {_listing(faint)} vary too little to be told apart numerically (their "
+                f"{'centred ' if self.fit_intercept else ''}sum of squares is below 2.2e-308, the smallest normal "
+                "float64); rescale them (e.g. divide each column by its standard deviation) or remove them"
+            )
 
     def xty(self, y_centred: np.ndarray) -> np.ndarray:
         if self.gram is not None:
@@ -222,14 +267,26 @@ class CentredDesign:
         return self._path(path, y_mean, active, gains, coef)
 
 
+def _listing(columns: np.ndarray) -> str:
+    return ", ".join(map(str, columns[:10])) + (", ..." if columns.size > 10 else "")
+
+
 def selection_frequencies(active: np.ndarray, n_features: int) -> np.ndarray:
-    """(k, p): fraction of learners whose first t + 1 steps selected feature j (row t)."""
+    """(k, p): fraction of learners whose first t + 1 steps selected feature j (row t).
+
+    Computed in one (k, p) buffer: the counts, their running sums over steps, then the fractions.
+    """
     n_learners, k = active.shape
     steps = np.broadcast_to(np.arange(k), active.shape)
     chosen = active >= 0
     flat = steps[chosen] * n_features + active[chosen]
-    counts = np.bincount(flat, minlength=k * n_features).reshape(k, n_features)
-    return np.cumsum(counts, axis=0) / n_learners
+    del steps, chosen
+    counts = np.bincount(flat, minlength=k * n_features).astype(np.int64, copy=False).reshape(k, n_features)
+    del flat
+    np.cumsum(counts, axis=0, out=counts)
+    frequencies = counts.view(np.float64)
+    np.divide(counts, n_learners, out=frequencies)
+    return frequencies
 
 
 def importances(active: np.ndarray, gains: np.ndarray, n_features: int) -> np.ndarray:

@@ -1,13 +1,19 @@
 """EnsembleForwardSelection: a scikit-learn regressor averaging randomized forward selections."""
 
-from __future__ import annotations
-
 from typing import Optional, Union
 
 import numpy as np
 
 from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
-from ._design import CentredDesign, check_result_size, importances, resolve_m, selection_frequencies, use_gram
+from ._design import (
+    CentredDesign,
+    check_fit_memory,
+    importances,
+    resolve_k,
+    resolve_m,
+    selection_frequencies,
+    use_gram,
+)
 from ._sklearn_compat import BaseEstimator, RegressorMixin, check_is_fitted, seed_from_random_state, validate
 
 
@@ -23,8 +29,10 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    k : int, default=10
-        Number of selection steps (the size of each learner's model); at most ``n_features``.
+    k : int or None, default=None
+        Number of selection steps (the size of each learner's model), at most ``n_features``. None
+        takes ``min(10, n_features)`` steps, a default valid for any data (an explicit ``k`` above
+        ``n_features`` is an error).
     m : int, float, "sqrt" or None, default=0.33
         Candidates drawn per step: an int count in ``[1, n_features]``, a float fraction of the
         features in ``(0, 1]`` (``max(1, int(m * n_features))``), ``"sqrt"``
@@ -48,7 +56,8 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
     precompute : {"auto", True, False}, default="auto"
         Whether to build the Gram matrix ``X_c^T X_c`` once (``8 p^2`` bytes) or to let
         each learner compute the Gram entries it needs from the data. ``"auto"`` compares the two
-        costs and never builds Gram matrices of more than 8192 features.
+        costs and never builds Gram matrices of more than 8192 features; ``True`` is refused with a
+        ``ValueError`` when the matrix would exceed ``paperkernels.limits.max_result_bytes``.
     tol : float, default=1e-10
         Degenerate-candidate threshold: a candidate with ``||P_A^perp x_j||^2 <= tol ||x_j||^2``
         (in the span of the active set, numerically) is invalid. If every drawn candidate is
@@ -79,6 +88,17 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
     feature_names_in_ : ndarray of shape (n_features,)
         Only when X had string column names (e.g. a pandas DataFrame).
 
+    Notes
+    -----
+    A fit refuses up front, with a ``ValueError`` naming ``n_estimators`` or ``k``, to allocate more
+    than ``paperkernels.limits.max_result_bytes`` for its results and workspaces: the per-learner
+    results (``n_estimators * (k (k + 1) / 2 + 2 k)`` values), ``coef_path_`` and
+    ``selection_frequencies_`` (``(2 k + 1) n_features`` values) and one workspace of about
+    ``n_features * k + k^2`` values per thread.
+
+    Fitted and unfitted estimators pickle and deep-copy; a restored estimator predicts exactly as
+    the original.
+
     Examples
     --------
     >>> import numpy as np
@@ -93,7 +113,7 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
 
     def __init__(
         self,
-        k: int = 10,
+        k: Optional[int] = None,
         m: Union[int, float, str, None] = 0.33,
         n_estimators: int = 500,
         criterion: str = "fs",
@@ -118,23 +138,23 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
     def _checked_params(self, n_samples: int, n_features: int) -> dict:
         if n_samples < 2:
             raise ValueError(f"X: expected at least 2 samples, got n_samples = {n_samples}")
-        k = as_int(self.k, "k", low=1)
-        if k > n_features:
-            raise ValueError(f"k: expected at most n_features = {n_features} steps, got k = {k}")
+        k = resolve_k(self.k, n_features)
         if not isinstance(self.fit_intercept, (bool, np.bool_)):
             raise TypeError(f"fit_intercept: expected a bool, got {self.fit_intercept!r}")
         precompute = self.precompute
         if not (precompute is True or precompute is False or precompute == "auto"):
             raise ValueError(f"precompute: expected 'auto', True or False, got {precompute!r}")
         n_learners = as_int(self.n_estimators, "n_estimators", low=1)
-        check_result_size(n_learners, k)
+        m = resolve_m(self.m, n_features)
+        n_threads = as_n_threads(self.n_jobs, "n_jobs")
+        check_fit_memory(n_learners, k, n_features, n_threads, m)
         return dict(
             k=k,
-            m=resolve_m(self.m, n_features),
+            m=m,
             n_learners=n_learners,
             criterion=as_choice(self.criterion, "criterion", ("fs", "omp")),
             tol=as_float(self.tol, "tol", low=0.0, high=1.0, high_open=True),
-            n_threads=as_n_threads(self.n_jobs, "n_jobs"),
+            n_threads=n_threads,
             precompute=precompute,
         )
 

@@ -1,12 +1,10 @@
 """Weight curves: asymptotic rank weights between their logistic bounds (matplotlib optional)."""
 
-from __future__ import annotations
-
 from typing import Optional
 
 import numpy as np
 
-from .._validation import as_int
+from .._validation import as_array, as_int
 from ._theory import asymptotic_weights, exact_weights, logistic_bounds
 
 
@@ -53,7 +51,7 @@ def plot_weights(k: int, gamma: float, *, p: Optional[int] = None, n_ranks: Opti
         m = max(1, int(round(gamma * p)))
         ax.plot(ranks, exact_weights(k, m, p)[:n_ranks], "--", label=f"exact, p = {p}, m = {m}")
     if empirical is not None:
-        values = np.asarray(empirical, dtype=np.float64)[:n_ranks]
+        values = as_array(empirical, "empirical", ndim=1)[:n_ranks]
         ax.plot(ranks[: len(values)], values, "o", markersize=3, label="ensemble")
     ax.axvline(k, color="grey", lw=0.5)
     ax.set_xlabel("rank j of |beta_hat_j|")

@@ -8,17 +8,16 @@ unbiased; centring the fits on their Monte Carlo mean removes the large but mean
 the degrees of freedom.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Iterator, Tuple
 
 import numpy as np
 
+from .._limits import check_result_bytes
 from .._report import Report
 from .._seed import as_seed
 from .._validation import as_array, as_float, as_int
-from ._design import MAX_RESULT_BYTES, CentredDesign, use_gram
+from ._design import CentredDesign, use_gram
 from ._theory import exact_weights
 
 
@@ -76,15 +75,12 @@ class BiasVariance:
         report.table(["k", "bias^2", "variance", "risk", "train err", "df", "df se"], rows)
 
 
-def _check_replicates(n_replicates: int, length: int) -> None:
-    """The covariance estimate keeps every replicate's noise vector: refuse what would not fit."""
-    size = 8 * n_replicates * length
-    if size > MAX_RESULT_BYTES:
-        raise ValueError(
-            f"n_replicates: {n_replicates} replicates of {length} noise values take {size / 2**30:.3g} GiB, above the "
-            f"limit of {MAX_RESULT_BYTES / 2**30:.3g} GiB (paperkernels.greedy._design.MAX_RESULT_BYTES); "
-            "use fewer replicates and average independent runs"
-        )
+def _check_replicates(n_replicates: int, length: int, fixed: int = 0) -> None:
+    """The covariance estimate keeps every replicate's noise vector (and ``length`` values in all per
+    replicate), besides ``fixed`` values: refuse what would not fit."""
+    check_result_bytes(8 * (n_replicates * length + fixed), "n_replicates",
+                       f"{n_replicates} replicates of {length} noise and result values",
+                       "use fewer replicates and average independent runs")
 
 
 def _simulation_inputs(estimator, X, mu, sigma, n_replicates, random_state):
@@ -93,8 +89,10 @@ def _simulation_inputs(estimator, X, mu, sigma, n_replicates, random_state):
     mu = as_array(mu, "mu", shape=(n,))
     sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
     n_replicates = as_int(n_replicates, "n_replicates", low=2)
-    _check_replicates(n_replicates, n)
     params = estimator._checked_params(n, p)
+    # Per replicate: its noise, <fit, noise> and training error along the path; besides, the fitted
+    # values, their running mean and spread (n, k + 1) each.
+    _check_replicates(n_replicates, n + 2 * (params["k"] + 1), 4 * n * (params["k"] + 1))
     gram = use_gram(params["precompute"], n, p, params["k"], params["m"], params["n_learners"])
     design = CentredDesign(X, fit_intercept=bool(estimator.fit_intercept), gram=gram,
                            n_threads=params["n_threads"])

@@ -1,78 +1,184 @@
-"""scikit-learn is optional: this module provides the estimator base classes, input validation and
-``NotFittedError`` from scikit-learn when it is importable, and small stand-ins otherwise."""
+"""scikit-learn is optional, and imported only when it is needed.
+
+The estimator's base classes here implement scikit-learn's estimator protocol themselves
+(``get_params``/``set_params``, ``__sklearn_tags__``, ``score``), so that importing
+:mod:`paperkernels.greedy` never imports scikit-learn (which takes seconds). scikit-learn's own
+input validation, ``NotFittedError`` and tag classes are imported on first use, when scikit-learn is
+installed; plain float64 arrays skip them altogether. Without scikit-learn, small stand-ins take
+their place.
+"""
 
 from __future__ import annotations
 
+import html
+import importlib.util
 import inspect
 import numbers
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-try:  # pragma: no branch
-    from sklearn.base import BaseEstimator, RegressorMixin
-    from sklearn.exceptions import NotFittedError
-    from sklearn.utils.validation import check_is_fitted
+from .._validation import plain_array, refuse_masked
 
+
+def _sklearn_installed() -> bool:
     try:
-        from sklearn.utils.validation import validate_data as _validate_data  # scikit-learn >= 1.6
-    except ImportError:  # scikit-learn 1.3 - 1.5
-        _validate_data = None
-    HAVE_SKLEARN = True
-except ImportError:
-    HAVE_SKLEARN = False
+        return importlib.util.find_spec("sklearn") is not None
+    except (ImportError, ValueError):  # a module set to None, or one without a spec
+        return False
 
 
-if not HAVE_SKLEARN:
+HAVE_SKLEARN = _sklearn_installed()
+"""Whether scikit-learn can be imported (checked without importing it)."""
 
-    class NotFittedError(ValueError, AttributeError):  # type: ignore[no-redef]
-        """Raised when an estimator is used before ``fit`` (same bases as scikit-learn's)."""
+_SKLEARN: Dict[str, Any] = {}
 
-    class BaseEstimator:  # type: ignore[no-redef]
-        """get_params / set_params / repr, as scikit-learn's BaseEstimator provides them."""
 
-        @classmethod
-        def _get_param_names(cls):
-            signature = inspect.signature(cls.__init__)
-            return sorted(name for name in signature.parameters if name != "self")
+def _sklearn() -> Optional[Dict[str, Any]]:
+    """The pieces of scikit-learn used here, imported on the first call; None without scikit-learn."""
+    if not HAVE_SKLEARN:
+        return None
+    if not _SKLEARN:
+        try:
+            import sklearn
+            from sklearn.exceptions import NotFittedError as SkNotFittedError
 
-        def get_params(self, deep: bool = True) -> Dict[str, Any]:
-            return {name: getattr(self, name) for name in self._get_param_names()}
+            try:
+                from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
+            except ImportError:  # scikit-learn 1.3 - 1.5
+                validate_data = None
+        except ImportError:  # installed but broken: do without it, and do not try again
+            _SKLEARN.update(module=None)
+            return None
+        _SKLEARN.update(module=sklearn, NotFittedError=SkNotFittedError, validate_data=validate_data)
+    return _SKLEARN if _SKLEARN["module"] is not None else None
 
-        def set_params(self, **params: Any):
-            valid = self._get_param_names()
-            for name, value in params.items():
-                if name not in valid:
-                    raise ValueError(f"Invalid parameter {name!r} for estimator {type(self).__name__}; valid: {valid}")
-                setattr(self, name, value)
-            return self
 
-        def __repr__(self) -> str:
-            defaults = inspect.signature(type(self).__init__).parameters
-            changed = [f"{n}={v!r}" for n, v in self.get_params().items() if defaults[n].default is not v
-                       and not (isinstance(v, (int, float, str)) and defaults[n].default == v)]
-            return f"{type(self).__name__}({', '.join(changed)})"
+class NotFittedError(ValueError, AttributeError):
+    """Raised when an estimator is used before ``fit`` without scikit-learn installed (with it,
+    scikit-learn's own ``NotFittedError``, which has the same bases, is raised)."""
 
-    class RegressorMixin:  # type: ignore[no-redef]
-        """``score`` as the coefficient of determination R^2, like scikit-learn's mixin."""
 
-        _estimator_type = "regressor"
+def check_is_fitted(estimator) -> None:
+    """Raise ``NotFittedError`` unless ``fit`` has set attributes ending in ``_``."""
+    fitted = [v for v in vars(estimator) if v.endswith("_") and not v.startswith("__")]
+    if not fitted:
+        sk = _sklearn()
+        error = sk["NotFittedError"] if sk is not None else NotFittedError
+        raise error(
+            f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with appropriate "
+            "arguments before using this estimator."
+        )
 
-        def score(self, X, y, sample_weight=None) -> float:
-            y = np.asarray(y, dtype=np.float64).ravel()
-            residual = y - self.predict(X)
-            w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-            ss_res = float(np.sum(w * residual**2))
-            ss_tot = float(np.sum(w * (y - np.average(y, weights=w)) ** 2))
-            return 1.0 - ss_res / ss_tot if ss_tot > 0 else (1.0 if ss_res == 0 else 0.0)
 
-    def check_is_fitted(estimator, attributes=None):
-        fitted = [v for v in vars(estimator) if v.endswith("_") and not v.startswith("__")]
-        if not fitted:
-            raise NotFittedError(
-                f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with appropriate "
-                "arguments before using this estimator."
-            )
+class BaseEstimator:
+    """scikit-learn's estimator protocol: ``get_params``, ``set_params``, a repr showing the changed
+    parameters and the estimator tags, without importing scikit-learn."""
+
+    @classmethod
+    def _get_param_names(cls):
+        signature = inspect.signature(cls.__init__)
+        return sorted(name for name in signature.parameters if name != "self")
+
+    def get_params(self, deep: bool = True) -> Dict[str, Any]:
+        """Parameters of this estimator, by name (as in ``__init__``)."""
+        out: Dict[str, Any] = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{name}__{key}", item) for key, item in value.get_params().items())
+            out[name] = value
+        return out
+
+    def set_params(self, **params: Any):
+        """Set parameters by name; returns the estimator."""
+        valid = self._get_param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. Valid parameters are: {valid!r}."
+                )
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = inspect.signature(type(self).__init__).parameters
+        changed = [
+            f"{n}={v!r}" for n, v in self.get_params(deep=False).items()
+            if defaults[n].default is not v and not (isinstance(v, (int, float, str)) and defaults[n].default == v)
+        ]
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def _repr_html_(self) -> str:
+        """The estimator diagram of scikit-learn in notebooks (its plain repr without scikit-learn)."""
+        if _sklearn() is not None:
+            from sklearn.utils import estimator_html_repr
+
+            return estimator_html_repr(self)
+        return f"<pre>{html.escape(repr(self))}</pre>"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import Tags, TargetTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False), transformer_tags=None,
+                    regressor_tags=None, classifier_tags=None)
+
+    # The tags of scikit-learn 1.3 - 1.5.
+    def _more_tags(self) -> Dict[str, Any]:
+        return {}
+
+    def _get_tags(self) -> Dict[str, Any]:
+        from sklearn.utils._tags import _DEFAULT_TAGS
+
+        tags = dict(_DEFAULT_TAGS)
+        for klass in reversed(type(self).__mro__):
+            if "_more_tags" in vars(klass):
+                tags.update(klass._more_tags(self))
+        return tags
+
+    # Used by scikit-learn 1.3 - 1.5's validation of X.
+    def _check_feature_names(self, X, *, reset: bool) -> None:
+        from sklearn.base import BaseEstimator as SkBaseEstimator
+
+        SkBaseEstimator._check_feature_names(self, X, reset=reset)
+
+    def _check_n_features(self, X, reset: bool) -> None:
+        from sklearn.base import BaseEstimator as SkBaseEstimator
+
+        SkBaseEstimator._check_n_features(self, X, reset=reset)
+
+
+class RegressorMixin:
+    """``score`` as the coefficient of determination R^2 and the regressor tags, as scikit-learn's
+    mixin provides them."""
+
+    _estimator_type = "regressor"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import RegressorTags
+
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "regressor"
+        tags.regressor_tags = RegressorTags()
+        tags.target_tags.required = True
+        return tags
+
+    def _more_tags(self) -> Dict[str, Any]:
+        return {"requires_y": True}
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Coefficient of determination R^2 of ``predict(X)`` against ``y``."""
+        predictions = self.predict(X)
+        if _sklearn() is not None:
+            from sklearn.metrics import r2_score
+
+            return float(r2_score(y, predictions, sample_weight=sample_weight))
+        y = plain_array(y, "y", np.float64).ravel()
+        residual = y - predictions
+        w = np.ones_like(y) if sample_weight is None else plain_array(sample_weight, "sample_weight", np.float64)
+        ss_res = float(np.sum(w * residual**2))
+        ss_tot = float(np.sum(w * (y - np.average(y, weights=w)) ** 2))
+        return 1.0 - ss_res / ss_tot if ss_tot > 0 else (1.0 if ss_res == 0 else 0.0)
 
 
 def _feature_names(X) -> Optional[np.ndarray]:
@@ -86,10 +192,7 @@ def _feature_names(X) -> Optional[np.ndarray]:
 def _as_float_matrix(X, name: str) -> np.ndarray:
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         raise TypeError(f"{name}: sparse input is not supported; pass a dense array (e.g. {name}.toarray())")
-    try:
-        arr = np.asarray(X)
-    except Exception as exc:
-        raise TypeError(f"{name}: expected an array-like of numbers ({exc})") from None
+    arr = plain_array(X, name)
     if arr.dtype.kind == "c":
         raise ValueError(f"{name}: complex data not supported")
     if arr.dtype.kind in "USV":
@@ -141,16 +244,53 @@ def _validate_without_sklearn(estimator, X, y, reset: bool) -> Tuple[np.ndarray,
     return X, y
 
 
+def _plain_finite_matrix(X) -> bool:
+    return (
+        type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] >= 1 and X.shape[1] >= 1
+        and bool(np.isfinite(X).all())
+    )
+
+
 def _plain_finite_arrays(X, y) -> bool:
     """Whether X and y are plain float64 ndarrays of shapes (n, p) and (n,), n, p >= 1, all finite:
     inputs that every validation path accepts unchanged. Anything else takes the full path (and
     gets its errors and warnings from there)."""
     return (
-        type(X) is np.ndarray and type(y) is np.ndarray
-        and X.dtype == np.float64 and y.dtype == np.float64
-        and X.ndim == 2 and y.ndim == 1 and X.shape[0] == y.shape[0] and X.shape[0] >= 1 and X.shape[1] >= 1
-        and bool(np.isfinite(X).all()) and bool(np.isfinite(y).all())
+        type(y) is np.ndarray and y.dtype == np.float64 and y.ndim == 1 and _plain_finite_matrix(X)
+        and X.shape[0] == y.shape[0] and bool(np.isfinite(y).all())
     )
+
+
+def _conversion_culprit(X, y) -> str:
+    """Which of X and y numpy cannot convert (after scikit-learn's validation failed unexpectedly)."""
+    for name, value in (("X", X), ("y", y)):
+        if value is None or isinstance(value, np.ndarray):
+            continue
+        try:
+            np.asarray(value)
+        except Exception:
+            return name
+    return "X" if y is None else "X or y"
+
+
+def _validate_with_sklearn(sk, estimator, X, y, reset: bool):
+    kwargs = dict(dtype=np.float64, y_numeric=True, ensure_min_samples=1)
+    if y is None:
+        kwargs = dict(dtype=np.float64)
+    target = y if y is not None else "no_validation"
+    try:
+        if sk["validate_data"] is not None:
+            out = sk["validate_data"](estimator, X, target, reset=reset, **kwargs)
+        else:
+            from sklearn.base import BaseEstimator as SkBaseEstimator
+
+            out = SkBaseEstimator._validate_data(estimator, X, target, reset=reset, **kwargs)
+    except (ValueError, TypeError):
+        raise
+    except Exception as exc:  # e.g. an __array__ that raises: not the caller's fault to decode
+        name = _conversion_culprit(X, y)
+        raise TypeError(f"{name}: expected an array-like of numbers ({type(exc).__name__}: {exc})") from None
+    return out if y is not None else (out, None)
 
 
 def validate(estimator, X, y=None, *, reset: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
@@ -158,6 +298,8 @@ def validate(estimator, X, y=None, *, reset: bool) -> Tuple[np.ndarray, Optional
     ``n_features_in_`` and ``feature_names_in_``."""
     if X is None:
         raise TypeError("X: expected an array of shape (n_samples, n_features), got None")
+    refuse_masked(X, "X")
+    refuse_masked(y, "y")
     if reset and y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None.")
     if reset and y is not None and _plain_finite_arrays(X, y):
@@ -167,15 +309,12 @@ def validate(estimator, X, y=None, *, reset: bool) -> Tuple[np.ndarray, Optional
         if hasattr(estimator, "feature_names_in_"):
             del estimator.feature_names_in_
         return X, y
-    if HAVE_SKLEARN:
-        kwargs = dict(dtype=np.float64, y_numeric=True, ensure_min_samples=1)
-        if y is None:
-            kwargs = dict(dtype=np.float64)
-        if _validate_data is not None:
-            out = _validate_data(estimator, X, y if y is not None else "no_validation", reset=reset, **kwargs)
-        else:
-            out = estimator._validate_data(X, y if y is not None else "no_validation", reset=reset, **kwargs)
-        return (out if y is not None else (out, None))
+    if (not reset and y is None and _plain_finite_matrix(X) and not hasattr(estimator, "feature_names_in_")
+            and X.shape[1] == getattr(estimator, "n_features_in_", None)):
+        return X, None  # likewise for prediction on a plain array, after a fit without feature names
+    sk = _sklearn()
+    if sk is not None:
+        return _validate_with_sklearn(sk, estimator, X, y, reset)
     return _validate_without_sklearn(estimator, X, y, reset)
 
 

@@ -5,14 +5,16 @@ With ``X^T X = I`` every step picks the candidate with the largest ``|beta_hat_j
 rank-``r`` feature is selected within ``k`` steps.
 """
 
-from __future__ import annotations
-
 import math
 from typing import Optional, Tuple
 
 import numpy as np
 
+from .._limits import check_result_bytes
 from .._validation import as_float, as_int
+
+# Arrays of length p alive at once in one step of exact_weights' recursion.
+_EXACT_TEMPORARIES = 10
 
 # Default length of asymptotic weight vectors: until the logistic upper bound falls below this.
 _NEGLIGIBLE_WEIGHT = 1e-12
@@ -62,6 +64,8 @@ def exact_weights(k: int, m: int, p: int) -> np.ndarray:
     k = as_int(k, "k", low=0, high=p)
     m = as_int(m, "m", low=1, high=p)
     _check_work(k, p, "p", "for large p use asymptotic_weights(k, m / p), its p -> infinity limit")
+    check_result_bytes(8 * _EXACT_TEMPORARIES * p, "p", f"the exact weights of {p} ranks and their recursion",
+                       "for large p use asymptotic_weights(k, m / p), its p -> infinity limit")
     previous = np.zeros(p - k)  # W(0, j, p - k) = 0 for ranks 1..p-k
     for i in range(1, k + 1):
         q = p - k + i

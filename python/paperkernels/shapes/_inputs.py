@@ -9,13 +9,11 @@ from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
-from .._validation import aligned, as_int
+from .._limits import check_result_bytes
+from .._validation import aligned, as_int, plain_array, refuse_masked
 
 MAX_ORDER = 200
 """Largest supported order N (the radial recurrences stay accurate to ~1e-15 well beyond)."""
-
-MAX_OUTPUT_BYTES = 2 * 2**30
-"""Largest array (bytes) that rasterising, resampling or synthesising may return in one call."""
 
 MAX_RADIAL_DEGREE = 100_000
 """Largest n accepted by :func:`radial` (its table holds (n - |m|) / 2 + 1 values per radius)."""
@@ -31,16 +29,14 @@ def as_order(N: Any, name: str = "N") -> int:
     return as_int(N, name, low=0, high=MAX_ORDER)
 
 
-def check_output_bytes(shape: Tuple[int, ...], name: str, hint: str) -> None:
-    """Refuse up front a float64 result of ``shape`` larger than :data:`MAX_OUTPUT_BYTES`."""
-    size = 8
+def check_output_bytes(shape: Tuple[int, ...], name: str, hint: str, *, dtype: Any = np.float64, what: str = "result") -> None:
+    """Refuse up front an array of ``shape`` and ``dtype`` larger than ``paperkernels.limits.max_result_bytes``."""
+    dtype = np.dtype(dtype)
+    size = dtype.itemsize
     for extent in shape:
         size *= int(extent)
-    if size > MAX_OUTPUT_BYTES:
-        raise ValueError(
-            f"{name}: the float64 result of shape {tuple(int(e) for e in shape)} would take {size / 2**30:.3g} GiB, "
-            f"above the limit of {MAX_OUTPUT_BYTES / 2**30:.3g} GiB (paperkernels.shapes._inputs.MAX_OUTPUT_BYTES); {hint}"
-        )
+    dims = tuple(int(e) for e in shape)
+    check_result_bytes(size, name, f"the {dtype.name} {what} of shape {dims}", hint)
 
 
 def _describe(value: Any) -> str:
@@ -49,25 +45,68 @@ def _describe(value: Any) -> str:
     return type(value).__name__
 
 
-def as_masks(value: Any, name: str = "masks") -> Tuple[np.ndarray, bool]:
+_CHANNELS = (1, 3, 4)
+
+
+def refuse_images(arr: np.ndarray, name: str, escape: str) -> None:
+    """Refuse a 3-d array whose last axis looks like colour channels: ``(H, W, 1)``, ``(H, W, 3)``
+    (RGB) or ``(H, W, 4)`` (RGBA) would otherwise be read as H masks only 1, 3 or 4 pixels wide.
+    The rule looks at the last two axes only, so any split of a batch gets the same answer."""
+    if arr.ndim == 3 and arr.shape[2] in _CHANNELS and arr.shape[1] > 4:
+        raise ValueError(
+            f"{name}: got shape {arr.shape}, which looks like an image with {arr.shape[2]} colour channel(s) "
+            f"(H, W, C), not masks (H, W) or a batch (B, H, W); reduce it to one channel in [0, 1] first "
+            f"(e.g. image[..., 0] / 255 or image.mean(axis=-1) / 255). {escape}"
+        )
+
+
+def _looks_transposed(arr: np.ndarray) -> bool:
+    """A numeric (2, V) or (B, 2, V) array with negative entries: polygon vertices as columns."""
+    return (
+        arr.ndim in (2, 3)
+        and arr.shape[-2] == 2
+        and arr.shape[-1] > 2
+        and arr.dtype.kind in "iuf"
+        and arr.size > 0
+        and bool(arr.min() < 0)
+    )
+
+
+def _transposed_message(name: str, shape: Tuple[int, ...]) -> str:
+    wanted = "(V, 2)" if len(shape) == 2 else "(B, V, 2)"
+    return (
+        f"{name}: got shape {shape}, which looks like polygon vertices stored as columns (2, V); "
+        f"a polygon is a {wanted} array of (x, y) rows: pass its transpose (polygon.T)"
+    )
+
+
+def as_masks(value: Any, name: str = "masks", *, images: str = "") -> Tuple[np.ndarray, bool]:
     """(B, H, W) C-contiguous array of a dtype the core reads, and whether a single mask was given.
 
     float64, float32, uint8 and bool are passed through without copying (torch CPU tensors and other
     objects with ``__array__`` included); other integer and float types are converted. Values are
-    checked against [0, 1] by the core.
+    checked against [0, 1] by the core. Masked arrays are refused (their mask would be lost). With
+    ``images`` (the hint naming the way around), arrays that look like colour images are refused.
     """
     if value is None:
         raise TypeError(f"{name}: expected an array, got None")
-    try:
-        arr = np.asarray(value)
-    except Exception as exc:
-        raise TypeError(f"{name}: expected an array-like of numbers ({exc})") from None
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name}: expected masks as an array of numbers in [0, 1], got {type(value).__name__}")
+    arr = plain_array(value, name)
     if arr.dtype == object or arr.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected real numbers in [0, 1], got {_describe(arr)}")
     if arr.ndim not in (2, 3):
         raise ValueError(f"{name}: expected a 2-d mask (H, W) or a 3-d batch (B, H, W), got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name}: expected a non-empty mask, got shape {arr.shape}")
+    if images:
+        refuse_images(arr, name, images)
+    if _looks_transposed(arr):
+        raise ValueError(
+            f"{name}: got shape {arr.shape} with negative values, which looks like polygon vertices stored as "
+            "columns (2, V), not masks (values in [0, 1]); polygons are (V, 2) arrays of (x, y) rows: pass "
+            "polygon.T where polygons are read (input='polygon'), or rasterize() it first"
+        )
     if arr.dtype not in _MASK_DTYPES:
         arr = arr.astype(np.float32 if arr.dtype == np.float16 else np.float64)
     single = arr.ndim == 2
@@ -109,26 +148,65 @@ def _is_geo(obj: Any) -> bool:
     return hasattr(obj, "__geo_interface__") or isinstance(obj, dict)
 
 
-def _geo_parts(obj: Any, name: str) -> List[List[Any]]:
+def _geo_dict(obj: Any, name: str) -> dict:
     geo = obj.__geo_interface__ if hasattr(obj, "__geo_interface__") else obj
-    kind = geo.get("type") if isinstance(geo, dict) else None
-    if kind == "Feature":
-        return _geo_parts(geo.get("geometry"), name)
-    if kind == "Polygon":
-        return [list(geo["coordinates"])]
-    if kind == "MultiPolygon":
-        return [list(part) for part in geo["coordinates"]]
-    raise ValueError(f"{name}: expected a Polygon or MultiPolygon (GeoJSON or __geo_interface__), got type {kind!r}")
+    if not isinstance(geo, dict):
+        raise TypeError(f"{name}: expected __geo_interface__ to be a GeoJSON dict, got {type(geo).__name__}")
+    return geo
+
+
+def _coordinate_list(coords: Any, name: str, what: str) -> List[Any]:
+    if isinstance(coords, (str, bytes, dict)) or not isinstance(coords, (list, tuple, np.ndarray)):
+        raise TypeError(f"{name}: expected the 'coordinates' of a GeoJSON {what} as a list, got {type(coords).__name__}")
+    return list(coords)
+
+
+def _geo_parts(obj: Any, name: str, in_feature: bool = False) -> List[List[Any]]:
+    geo = _geo_dict(obj, name)
+    kind = geo.get("type")
+    if kind == "Feature" and not in_feature:
+        geometry = geo.get("geometry")
+        if geometry is None:
+            raise ValueError(f"{name}: expected a GeoJSON Feature with a Polygon or MultiPolygon geometry, got none")
+        # A Feature's geometry is a geometry object, never another Feature (RFC 7946, section 3.2):
+        # one level only, which also ends self-referencing dicts.
+        return _geo_parts(geometry, name, in_feature=True)
+    if kind in ("Polygon", "MultiPolygon"):
+        if "coordinates" not in geo:
+            raise ValueError(f"{name}: expected a GeoJSON {kind} with 'coordinates', got keys {sorted(map(str, geo))}")
+        coords = _coordinate_list(geo["coordinates"], name, kind)
+        if kind == "Polygon":
+            return [coords]
+        return [_coordinate_list(part, name, "MultiPolygon part") for part in coords]
+    where = "the geometry of a Feature" if in_feature else "a GeoJSON object or __geo_interface__"
+    raise ValueError(f"{name}: expected a Polygon or MultiPolygon as {where}, got type {_short(kind)}")
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if isinstance(value, (str, type(None), numbers.Number)) else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _as_ring(value: Any, name: str) -> np.ndarray:
-    try:
-        ring = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name}: expected a ring of (x, y) vertices as a (V, 2) array") from None
-    if ring.ndim != 2 or ring.shape[1] != 2:
-        raise ValueError(f"{name}: expected a ring of (x, y) vertices with shape (V, 2), got shape {ring.shape}")
-    return ring
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name}: expected a ring of (x, y) vertices as a (V, 2) array, got {type(value).__name__}")
+    raw = plain_array(value, name)
+    _check_coordinate_dtype(raw, name)
+    if raw.dtype.kind == "O":
+        try:  # exact numbers (Fraction, Decimal) and other objects that convert to float
+            raw = np.asarray(raw, dtype=np.float64)
+        except Exception:
+            raise TypeError(f"{name}: expected a ring of (x, y) vertices as a (V, 2) array of real numbers") from None
+    if raw.ndim == 2 and raw.shape[0] == 2 and raw.shape[1] > 2:
+        raise ValueError(_transposed_message(name, raw.shape))
+    if raw.ndim != 2 or raw.shape[1] != 2:
+        raise ValueError(f"{name}: expected a ring of (x, y) vertices with shape (V, 2), got shape {raw.shape}")
+    return np.asarray(raw, dtype=np.float64)
+
+
+def _check_coordinate_dtype(arr: np.ndarray, name: str) -> None:
+    if arr.dtype.kind in "bcUSVMm":
+        raise TypeError(f"{name}: expected real (x, y) vertex coordinates, got an array of dtype {arr.dtype} (shape {arr.shape})")
 
 
 def _looks_like_ring(value: Any) -> bool:
@@ -146,16 +224,35 @@ def _looks_like_ring(value: Any) -> bool:
 
 def _polygon_parts(obj: Any, name: str) -> List[List[Any]]:
     """One polygon: a list of parts, each a list of rings (outer ring first)."""
+    if not isinstance(obj, (np.ndarray, list, tuple, dict, str, bytes)) and not _is_geo(obj) and hasattr(obj, "__array__"):
+        obj = plain_array(obj, name)  # torch tensors and other array-likes
     if _is_geo(obj):
         return _geo_parts(obj, name)
     if _looks_like_ring(obj):
         return [[obj]]
     if isinstance(obj, (list, tuple)) and obj and all(_looks_like_ring(r) for r in obj):
         return [list(obj)]
+    _explain_not_polygon(obj, name)
     raise TypeError(
         f"{name}: expected a polygon as a (V, 2) array, a list of rings [outer, hole, ...], "
         f"a GeoJSON dict or an object with __geo_interface__, got {_describe(obj)}"
     )
+
+
+def _explain_not_polygon(obj: Any, name: str) -> None:
+    """Raise a precise error for a numeric array that is almost a polygon: vertices stored as
+    columns (2, V), or (V, 2) coordinates of a non-real dtype. Returns quietly otherwise."""
+    if isinstance(obj, (str, bytes, dict)):
+        return
+    refuse_masked(obj, name)
+    try:
+        arr = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
+    except Exception:  # ragged, self-referencing or unconvertible: the caller's message applies
+        return
+    if arr.ndim == 2 and arr.shape[1] == 2:
+        _check_coordinate_dtype(arr, name)
+    if arr.ndim == 2 and arr.shape[0] == 2 and arr.shape[1] > 2 and arr.dtype.kind in "iuf":
+        raise ValueError(_transposed_message(name, arr.shape))
 
 
 def split_polygons(value: Any, name: str = "polygons") -> Tuple[List[List[List[Any]]], bool]:
@@ -166,15 +263,31 @@ def split_polygons(value: Any, name: str = "polygons") -> Tuple[List[List[List[A
     """
     if value is None:
         raise TypeError(f"{name}: expected polygons, got None")
+    if isinstance(value, (str, bytes)):
+        raise TypeError(
+            f"{name}: expected polygons as arrays, GeoJSON dicts or geometries, got {type(value).__name__}; "
+            "parse GeoJSON text with json.loads(text) (or WKT with shapely.from_wkt(text)) first"
+        )
+    refuse_masked(value, name)
+    if not isinstance(value, (np.ndarray, list, tuple, dict)) and not _is_geo(value) and hasattr(value, "__array__"):
+        value = plain_array(value, name)  # torch tensors and other array-likes
     if _is_geo(value) or _looks_like_ring(value):
         return [_polygon_parts(value, name)], True
     if isinstance(value, np.ndarray):
+        if value.ndim in (2, 3) and value.shape[-1] == 2:
+            _check_coordinate_dtype(value, name)
         if value.ndim == 3 and value.shape[2] == 2:
+            if value.shape[0] == 0:
+                raise ValueError(f"{name}: expected at least one polygon, got an empty batch of shape {value.shape}")
             return [[[ring]] for ring in value], False
+        if value.ndim in (2, 3) and value.shape[-2] == 2 and value.shape[-1] > 2:
+            raise ValueError(_transposed_message(name, value.shape))
         raise ValueError(f"{name}: expected a (V, 2) polygon or a (B, V, 2) batch, got shape {value.shape}")
     if isinstance(value, (list, tuple)):
         if not value:
             raise ValueError(f"{name}: expected at least one polygon, got an empty sequence")
+        if len(value) == 2 and not any(_is_geo(item) or _looks_like_ring(item) for item in value):
+            _explain_not_polygon(value, name)  # [[x0, x1, ...], [y0, y1, ...]]
         return [_polygon_parts(item, f"{name}[{i}]") for i, item in enumerate(value)], False
     raise TypeError(f"{name}: expected a polygon or a sequence of polygons, got {_describe(value)}")
 
@@ -182,12 +295,14 @@ def split_polygons(value: Any, name: str = "polygons") -> Tuple[List[List[List[A
 def pack_polygons(batch: Sequence[List[List[Any]]], name: str = "polygons", unit_disk: bool = True) -> PackedPolygons:
     """Validate and pack polygons; rings lose a repeated closing vertex. Raises on non-finite or
     too few vertices, zero area, and (when unit_disk) vertices outside the closed unit disk."""
+    if not batch:
+        raise ValueError(f"{name}: expected at least one polygon, got none")
     rings: List[np.ndarray] = []
     is_hole: List[bool] = []
     poly_start = [0]
     for b, parts in enumerate(batch):
-        if not parts:
-            raise ValueError(f"{name}[{b}]: expected a non-empty polygon")
+        if not parts or any(len(part) == 0 for part in parts):
+            raise ValueError(f"{name}[{b}]: expected a non-empty polygon, got one without rings (an empty geometry?)")
         for p, part in enumerate(parts):
             for r, raw in enumerate(part):
                 ring = _as_ring(raw, f"{name}[{b}]")

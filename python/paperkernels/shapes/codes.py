@@ -8,7 +8,7 @@ from typing import Any, Tuple
 import numpy as np
 
 from .. import _core
-from .._validation import as_float, as_int
+from .._validation import as_float, as_int, plain_array
 from ._inputs import MAX_ORDER, as_order
 from .zernike import order_of
 
@@ -23,7 +23,7 @@ __all__ = [
 
 
 def _as_coefficients(z: Any, name: str = "z") -> Tuple[np.ndarray, bool]:
-    arr = np.asarray(z)
+    arr = plain_array(z, name)
     if arr.dtype.kind not in "fc":
         raise TypeError(f"{name}: expected complex coefficients, got dtype {arr.dtype}")
     if arr.ndim not in (1, 2) or arr.size == 0:
@@ -88,7 +88,7 @@ def to_codes(z: Any) -> np.ndarray:
 def from_codes(codes: Any, N: int, name: str = "codes") -> np.ndarray:
     """Complex half-set coefficients from real codes of order N; shorter codes (``exact_len``
     truncation) are zero-padded and longer ones (``exact_len`` padding) cut at ``2 S(N)``."""
-    arr = np.asarray(codes)
+    arr = plain_array(codes, name)
     if arr.dtype.kind not in "fiu":
         raise TypeError(f"{name}: expected real numbers, got dtype {arr.dtype}")
     arr = np.atleast_2d(np.asarray(arr, dtype=np.float64))

@@ -8,12 +8,13 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 
 from .. import _core
-from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
+from .._limits import check_result_bytes
+from .._validation import as_array, as_choice, as_float, as_int, as_n_threads, plain_array, realign_state
 from . import _compat
 from ._inputs import MAX_ORDER, as_masks, as_order, check_output_bytes, pack_polygons, split_polygons
 from .codes import code_length, from_codes, order_for_length
 from .geometry import _as_compat
-from .pose import PoseEncoder
+from .pose import MAX_SIGMA, MIN_SIGMA, PoseEncoder
 from .zernike import (
     DEFAULT_MAX_BASIS_BYTES,
     PolarGrid,
@@ -121,6 +122,11 @@ class XShapeEncoder:
     compat : {"xshapeenc-0.1.2"}, optional
         Reproduce the reference package: its polar grids and resampling, its numerically
         normalised basis, its repeated joint phase (inputs "cartesian" or "polar" only).
+
+    Notes
+    -----
+    Encoders pickle (e.g. to Dask workers) and deep-copy without their cached bases, which are
+    rebuilt on first use; a restored encoder gives bit-identical codes.
     """
 
     def __init__(
@@ -165,7 +171,7 @@ class XShapeEncoder:
         self.supersample = as_int(supersample, "supersample", low=1, high=16)
         self.polygon_rule = as_choice(polygon_rule, "polygon_rule", ("boundary", "fan"))
         self.polar_rule = as_choice(polar_rule, "polar_rule", ("midpoint", "gauss"))
-        self.pose_sigma = as_float(pose_sigma, "pose_sigma", low=0.0, low_open=True)
+        self.pose_sigma = as_float(pose_sigma, "pose_sigma", low=MIN_SIGMA, high=MAX_SIGMA)
         self.dtype = np.dtype(dtype)
         if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"dtype: expected float32 or float64, got {self.dtype}")
@@ -186,11 +192,15 @@ class XShapeEncoder:
         self._phases: Dict[int, np.ndarray] = {}
 
     def __getstate__(self) -> Dict[str, Any]:
-        # Pickled (e.g. shipped to Dask workers) without its cached bases, which are rebuilt on use.
+        # Pickled (e.g. shipped to Dask workers) or deep-copied without its cached bases, which are
+        # rebuilt on use: a restored encoder gives bit-identical codes.
         state = dict(self.__dict__)
         for cache in ("_polar", "_cartesian", "_poses", "_phases"):
             state[cache] = {}
         return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(realign_state(state))
 
     @property
     def S(self) -> int:
@@ -211,9 +221,9 @@ class XShapeEncoder:
         if engine is None:
             if self.compat is not None:
                 grid = _compat.reference_grid(self.res)
-                engine = polar_basis(self.N, grid, _compat.reference_scales(self.N, self.res))
+                engine = polar_basis(self.N, grid, _compat.reference_scales(self.N, self.res), name="res")
             else:
-                engine = polar_basis(self.N, polar_grid(shape[0], shape[1], self.polar_rule))
+                engine = polar_basis(self.N, polar_grid(shape[0], shape[1], self.polar_rule), name="shapes")
             self._polar[shape] = engine
         return engine
 
@@ -223,7 +233,7 @@ class XShapeEncoder:
         if key not in self._cartesian:
             supersample = 1 if synthesis else self.supersample
             self._cartesian[key] = cartesian_basis(
-                self.N, H, W, supersample, synthesis, self.max_basis_bytes, self.n_threads
+                self.N, H, W, supersample, synthesis, self.max_basis_bytes, self.n_threads, "res" if synthesis else "shapes"
             )
         return self._cartesian[key]
 
@@ -242,13 +252,19 @@ class XShapeEncoder:
             packed = pack_polygons(batch, "shapes")
             z = polygon_moments(self.N, packed, self.polygon_rule, self.n_threads)
             return z[0] if single else z
-        masks, single = as_masks(shapes, "shapes")
+        images = ""
+        if self.input == "cartesian":
+            images = "For a batch of masks only 1, 3 or 4 pixels wide use zernike_moments(..., input='cartesian')."
+        masks, single = as_masks(shapes, "shapes", images=images)
         if self.input == "cartesian" and self.compat is None:
             z = self._cartesian_basis(masks.shape[1], masks.shape[2], False).analyse(masks, self.n_threads)
         else:
             if self.input == "cartesian":  # compat: the reference's resampling to its polar grid
                 if masks.min() < 0 or masks.max() > 1:
                     raise ValueError("shapes: expected values in [0, 1]")
+                check_output_bytes(
+                    (len(masks), self.res, self.res), "res", "encode smaller batches or use a lower res", what="polar resampling"
+                )
                 masks = _compat.euclidean_to_polar(masks, self.res)
             elif self.compat is not None and masks.shape[1:] != (self.res, self.res):
                 raise ValueError(
@@ -282,7 +298,11 @@ class XShapeEncoder:
 
     def encode_geometry(self, shapes: Any) -> np.ndarray:
         """Geometry codes ``(B, D)`` (or ``(D,)`` for one shape): moments, frequency propagation
-        (lambda = ``freqprop``), then ``[Re z_nm, Im z_nm]`` over the half set (or ``|z_nm|``)."""
+        (lambda = ``freqprop``), then ``[Re z_nm, Im z_nm]`` over the half set (or ``|z_nm|``).
+
+        Cartesian input is a mask ``(H, W)`` or a batch ``(B, H, W)`` with values in [0, 1]; arrays
+        shaped like colour images ``(H, W, 1|3|4)`` are refused rather than read as H narrow masks.
+        """
         z = self.moments(shapes)
         single = z.ndim == 1
         return self._finish(np.atleast_2d(z), self.freqprop, single)
@@ -290,7 +310,7 @@ class XShapeEncoder:
     def _coefficients(self, codes: Any, lam: float, name: str = "codes") -> Tuple[np.ndarray, bool]:
         if self.invariant:
             raise ValueError(f"{name}: invariant codes hold magnitudes only and cannot be decoded")
-        arr = np.asarray(codes)
+        arr = plain_array(codes, name)
         single = arr.ndim == 1
         if arr.ndim not in (1, 2) or arr.shape[-1] != self.length:
             raise ValueError(f"{name}: expected shape ({self.length},) or (B, {self.length}), got {arr.shape}")
@@ -313,6 +333,7 @@ class XShapeEncoder:
         threshold = as_float(threshold, "threshold")
         z, single = self._coefficients(codes, self.freqprop)
         if grid == "polar":
+            check_output_bytes((z.shape[0], self.res, self.res), "res", "decode smaller batches or use a lower res")
             if self.compat is not None:
                 field = _compat.reference_synthesis(z, self.N, self.res)
             else:
@@ -342,8 +363,22 @@ class XShapeEncoder:
         """The pose encoder (K windows, this encoder's sigma and mode) behind joint codes."""
         K = as_int(K, "K", low=1, high=4096)
         if K not in self._poses:
-            self._poses[K] = PoseEncoder(K, 0, 1, self.pose_sigma, compat=self.compat, res=self.res)
-            self._phases[K] = self._poses[K].phase_matrix(self.N)
+            if self.compat is not None:  # phase_matrix integrates K x (N/2 + 1) x res values at once
+                check_result_bytes(
+                    8 * K * (self.N // 2 + 1) * self.res,
+                    "res",
+                    f"the compat trapezoid integrand of joint codes, shape (K, N/2 + 1, res) = ({K}, {self.N // 2 + 1}, {self.res})",
+                    "use a lower res or N, or shorter poses",
+                )
+            try:
+                encoder = PoseEncoder(K, 0, 1, self.pose_sigma, compat=self.compat, res=self.res)
+            except ValueError as exc:
+                message = str(exc)
+                if message.startswith("sigma:"):  # the encoder's argument is pose_sigma
+                    raise ValueError("pose_sigma:" + message[len("sigma:"):]) from None
+                raise
+            phases = encoder.phase_matrix(self.N)
+            self._poses[K], self._phases[K] = encoder, phases
         return self._poses[K]
 
     def _pose_phases(self, poses: Any, batch: int) -> np.ndarray:

@@ -76,7 +76,7 @@ def normalize(
     margin = as_float(margin, "margin", low=0.0, high=1.0, high_open=True)
     input = as_choice(input, "input", ("auto", "polygon", "cartesian"))
     if input == "auto":
-        input = _guess_input(shape)
+        input = _guess_input(shape, "shape")
     if input == "polygon":
         return _normalize_polygons(shape, margin, compat)
     return _normalize_masks(shape, margin, res, supersample, compat, n_threads)
@@ -203,7 +203,7 @@ def denormalize(
     """Inverse of :func:`normalize`: ``world = c + unit / s`` for each pose row ``(c_x, c_y, s)``."""
     input = as_choice(input, "input", ("auto", "polygon", "cartesian"))
     if input == "auto":
-        input = _guess_input(unit_shape)
+        input = _guess_input(unit_shape, "unit_shape")
     poses = as_array(pose, "pose", ndim=None)
     if poses.ndim not in (1, 2) or poses.shape[-1] != 3:
         raise ValueError(f"pose: expected (3,) or (B, 3) rows (c_x, c_y, s), got shape {poses.shape}")
@@ -290,8 +290,9 @@ def regular_polygon(n_sides: int, *, radius: float = 1.0, rotation: float = 0.0,
 
 
 def iou(a: Any, b: Any, threshold: float = 0.5) -> Any:
-    """Intersection over union of masks binarised at ``>= threshold``: a float, or ``(B,)`` for batches."""
-    threshold = as_float(threshold, "threshold")
+    """Intersection over union of masks binarised at ``>= threshold`` (in [0, 1], like the mask
+    values): a float, or ``(B,)`` for batches."""
+    threshold = as_float(threshold, "threshold", low=0.0, high=1.0)
     A = as_array(a, "a", dtype=np.float64, allow_empty=True) >= threshold
     Bm = as_array(b, "b", dtype=np.float64, allow_empty=True) >= threshold
     if A.ndim < 2:

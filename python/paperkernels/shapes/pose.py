@@ -10,16 +10,23 @@ converged to rounding), instead of the reference implementation's trapezoid rule
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
 from .. import _core
-from .._validation import as_array, as_float, as_int
+from .._limits import check_result_bytes
+from .._validation import as_array, as_float, as_int, realign_state
 from ._inputs import MAX_GAUSS_NODES
 from .geometry import _as_compat
 
-__all__ = ["PoseEncoder"]
+__all__ = ["PoseEncoder", "MIN_SIGMA", "MAX_SIGMA"]
+
+MIN_SIGMA = 1e-150
+"""Smallest bump width: below it ``2 sigma^2`` is no longer a normal float64 and the bumps turn into NaN."""
+
+MAX_SIGMA = 1e150
+"""Largest bump width: above it ``2 sigma^2`` overflows float64."""
 
 
 def _trapezoid(y: np.ndarray, x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -63,7 +70,8 @@ class PoseEncoder:
     L : int
         Code length: orders ``n_j = m_p + 2j`` for ``j < L`` (default 128).
     sigma : float
-        Width of each Gaussian bump (default 0.1).
+        Width of each Gaussian bump (default 0.1), in ``[1e-150, 1e150]``; bumps so narrow that
+        they vanish at every quadrature node are refused.
     keep_bumps_inside : bool
         Shift both bumps of a seed window into [0, 1] when a sub-centre ``c_k -/+ delta`` falls
         outside, as the reference implementation does. Default False: the specification's plain
@@ -78,6 +86,10 @@ class PoseEncoder:
 
     Notes
     -----
+    Encoders pickle and deep-copy; a restored encoder gives bit-identical codes. The arrays behind
+    the encoder are refused up front when one would exceed ``paperkernels.limits.max_result_bytes``
+    (in compat mode, the ``K x L x res`` trapezoid integrand).
+
     The code is linear in p (``a = p @ matrix``). :meth:`decode` solves the least-squares problem
     ``p G = a / (2 (n + 1))`` with ``G_kj = integral w_k R_{n_j} rho drho``; it is exact when
     ``L >= K`` and ``G`` has full rank. Large ``m_p`` with small ``L`` makes ``G`` ill-conditioned
@@ -99,7 +111,7 @@ class PoseEncoder:
         self.K = as_int(K, "K", low=1, high=4096)
         self.m_p = as_int(m_p, "m_p", low=0, high=1000)
         self.L = as_int(L, "L", low=1, high=4096)
-        self.sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
+        self.sigma = as_float(sigma, "sigma", low=MIN_SIGMA, high=MAX_SIGMA)
         self.compat = _as_compat(compat)
         self.keep_bumps_inside = bool(keep_bumps_inside) or self.compat is not None
         self.orders = self.m_p + 2 * np.arange(self.L)
@@ -112,18 +124,39 @@ class PoseEncoder:
         if self.compat is None:
             top = int(self.orders[-1])
             n_nodes = max(256, top // 2 + 160) if n_nodes is None else as_int(n_nodes, "n_nodes", low=8, high=MAX_GAUSS_NODES)
+            self._check_memory(n_nodes * max(self.K, self.L), "n_nodes", f"the {n_nodes}-node window tables")
             x, w = _core.shapes_gauss_legendre(n_nodes)
             self._rho = 0.5 * (x + 1.0)
             self._weight = 0.5 * w * self._rho  # includes the area factor rho
-            self._inner = lambda u, v: (u * v) @ self._weight
         else:
             self.res = as_int(res, "res", low=2, high=100_000)
+            self._check_compat_memory(self.L)
             self._rho = np.linspace(0.0, 1.0, self.res)
             self._theta = np.linspace(0.0, 2 * np.pi, self.res)
-            self._inner = lambda u, v: _trapezoid(u * v * self._rho, self._rho)
         self._windows = self._orthonormal_windows()
         self.gram = self.band_gram(self.m_p, self.L)
         self.matrix = self.band_matrix(self.m_p, self.L)
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(realign_state(state))
+
+    def _check_memory(self, n_doubles: int, name: str, what: str) -> None:
+        check_result_bytes(8 * n_doubles, name, what, "use fewer windows K, a shorter code L or fewer nodes")
+
+    def _check_compat_memory(self, L: int) -> None:
+        """Compat integrals build a K x L x res integrand (the reference's trapezoid double sum)."""
+        check_result_bytes(
+            8 * self.K * L * self.res,
+            "K, L, res",
+            f"the compat trapezoid integrand of shape ({self.K}, {L}, {self.res})",
+            "use fewer windows K, a shorter code L or a coarser res",
+        )
+
+    def _inner(self, u: np.ndarray, v: np.ndarray) -> Any:
+        """``integral_0^1 u v rho drho`` by the encoder's quadrature (Gauss-Legendre, or the reference's trapezoid rule)."""
+        if self.compat is None:
+            return (u * v) @ self._weight
+        return _trapezoid(u * v * self._rho, self._rho)
 
     # -- windows -------------------------------------------------------------------------------
 
@@ -147,6 +180,12 @@ class PoseEncoder:
                     w = w - proj * windows[:, j]
                     coef -= proj * self._combination[:, j]
             norm = np.sqrt(self._inner(w, w))
+            if not (np.isfinite(norm) and norm > 0.0):
+                raise ValueError(
+                    f"sigma: window {k} of width sigma = {self.sigma:g} is zero at every one of the {len(self._rho)} "
+                    "quadrature points (or repeats the previous windows); use a larger sigma"
+                    + (" or a larger res" if self.compat is not None else " or more n_nodes")
+                )
             if self.compat is not None:
                 norm = norm + 1e-12
             windows[:, k] = w / norm
@@ -162,6 +201,8 @@ class PoseEncoder:
 
     def band_gram(self, m: int, L: int) -> np.ndarray:
         """``G_kj = integral_0^1 w_k R_{m+2j}^m rho drho`` for ``j < L``: shape (K, L)."""
+        if self.compat is not None:
+            self._check_compat_memory(int(L))
         radials = _core.shapes_radial_band(int(m), int(L), np.ascontiguousarray(self._rho))
         if self.compat is None:
             return (self._windows * self._weight[:, None]).T @ radials
@@ -187,6 +228,8 @@ class PoseEncoder:
         Coefficient (n, m) takes entry ``(n - m) / 2`` of the code with ``m_p = m`` and one entry per
         radial order ``m, m + 2, ..., N``.
         """
+        if self.compat is not None:
+            self._check_compat_memory(N // 2 + 1)
         blocks = {m: self.band_matrix(m, (N - m) // 2 + 1) for m in range(N + 1)}
         columns = [blocks[m][:, (n - m) // 2] for n in range(N + 1) for m in range(n % 2, n + 1, 2)]
         return np.stack(columns, axis=1)

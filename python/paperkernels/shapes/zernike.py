@@ -20,7 +20,8 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from .. import _core
-from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
+from .._limits import check_result_bytes
+from .._validation import as_array, as_choice, as_float, as_int, as_n_threads, plain_array
 from ._inputs import (
     MAX_GAUSS_NODES,
     MAX_ORDER,
@@ -29,6 +30,8 @@ from ._inputs import (
     as_order,
     check_output_bytes,
     pack_polygons,
+    _looks_transposed,
+    refuse_images,
     split_polygons,
 )
 
@@ -82,17 +85,33 @@ def radial(n: int, m: int, rho: Any) -> np.ndarray:
 
 
 def radial_table(N: int, rho: Any) -> np.ndarray:
-    """All ``R_n^m(rho)`` of the half set of order N: shape ``rho.shape + (S(N),)``."""
+    """All ``R_n^m(rho)`` of the half set of order N: shape ``rho.shape + (S(N),)``.
+
+    A table larger than ``paperkernels.limits.max_result_bytes`` is refused before any work.
+    """
     N = as_order(N)
     flat, shape = _as_radii(rho)
+    check_output_bytes((flat.size, (N + 2) ** 2 // 4), "rho", "evaluate fewer radii per call (or a lower N)", what="table")
     return _core.shapes_radial_table(N, flat).reshape(shape + (-1,))
 
 
 def zernike_basis(N: int, rho: Any, theta: Any) -> np.ndarray:
-    """Orthonormal ``Z_nm(rho, theta)`` for the half set of order N: shape ``broadcast + (S(N),)``."""
+    """Orthonormal ``Z_nm(rho, theta)`` for the half set of order N: shape ``broadcast + (S(N),)``.
+
+    A result larger than ``paperkernels.limits.max_result_bytes`` is refused before any work.
+    """
     N = as_order(N)
     rho_arr = as_array(rho, "rho", low=0.0, high=1.0, allow_empty=True)
     theta_arr = as_array(theta, "theta", allow_empty=True)
+    try:
+        points = np.broadcast_shapes(rho_arr.shape, theta_arr.shape)
+    except ValueError:
+        raise ValueError(
+            f"rho, theta: expected shapes that broadcast together, got {rho_arr.shape} and {theta_arr.shape}"
+        ) from None
+    check_output_bytes(
+        points + ((N + 2) ** 2 // 4,), "rho, theta", "evaluate fewer points per call (or a lower N)", dtype=np.complex128
+    )
     rho_arr, theta_arr = np.broadcast_arrays(rho_arr, theta_arr)
     table = radial_table(N, rho_arr)
     nm = indices(N)
@@ -139,6 +158,17 @@ def polar_grid(n_theta: int, n_rho: int, rule: str = "midpoint") -> PolarGrid:
     return PolarGrid(theta=theta, rho=rho, wtheta=wtheta, wrho=w * rho)
 
 
+def _as_grid(grid: Any, name: str = "grid") -> PolarGrid:
+    """A PolarGrid of finite 1-d arrays with one weight per node and radii in [0, 1]."""
+    if not isinstance(grid, PolarGrid):
+        raise TypeError(f"{name}: expected a PolarGrid (see polar_grid()), got {type(grid).__name__}")
+    theta = as_array(grid.theta, f"{name}.theta", ndim=1)
+    wtheta = as_array(grid.wtheta, f"{name}.wtheta", shape=(len(theta),))
+    rho = as_array(grid.rho, f"{name}.rho", ndim=1, low=0.0, high=1.0)
+    wrho = as_array(grid.wrho, f"{name}.wrho", shape=(len(rho),))
+    return PolarGrid(theta=theta, rho=rho, wtheta=wtheta, wrho=wrho)
+
+
 # ---------------------------------------------------------------------------------------------
 # Cached bases (building one costs about as much as a few hundred shapes)
 
@@ -147,11 +177,25 @@ _MAX_CACHED = 8
 _MAX_CACHED_BYTES = 512 * 2**20
 
 
-def cartesian_basis(N: int, H: int, W: int, supersample: int, synthesis: bool, max_basis_bytes: float, n_threads: int):
-    """A cached C++ basis for (N, grid, purpose): the 8 most recent, within 512 MiB in all."""
+def cartesian_basis(
+    N: int, H: int, W: int, supersample: int, synthesis: bool, max_basis_bytes: float, n_threads: int, name: str = "masks"
+):
+    """A cached C++ basis for (N, grid, purpose): the 8 most recent, within 512 MiB in all.
+
+    Its pixel tables (about 11 bytes per pixel of the disk on square grids, 32 otherwise) are refused
+    up front beyond ``paperkernels.limits.max_result_bytes``; the basis itself falls back to on-the-fly
+    evaluation beyond ``max_basis_bytes``.
+    """
     key = (N, H, W, supersample, synthesis, float(max_basis_bytes))
     basis = _BASES.get(key)
     if basis is None:
+        disk_pixels = int(np.ceil(np.pi / 4 * H * W)) + 2 * (H + W)
+        check_result_bytes(
+            disk_pixels * (11 if H == W else 32),
+            name,
+            f"the pixel tables of a {H} x {W} grid",
+            "use smaller images (resample them) or split them into tiles",
+        )
         basis = _core.shapes_CartesianBasis(N, H, W, supersample, synthesis, float(max_basis_bytes), n_threads)
         _BASES[key] = basis
         stored = lambda: sum(b.basis_bytes for b in _BASES.values() if b.precomputed)  # noqa: E731
@@ -162,17 +206,28 @@ def cartesian_basis(N: int, H: int, W: int, supersample: int, synthesis: bool, m
     return basis
 
 
-def polar_basis(N: int, grid: PolarGrid, scale: Optional[np.ndarray] = None):
+def polar_basis(N: int, grid: PolarGrid, scale: Optional[np.ndarray] = None, name: str = "grid"):
+    """The C++ engine of polar moments on ``grid`` (its tables are refused up front when they would
+    exceed ``paperkernels.limits.max_result_bytes``)."""
+    n_theta, n_rho = grid.shape
+    S = (N + 2) ** 2 // 4
+    check_result_bytes(
+        8 * (n_rho * S + 2 * (N + 1) * n_theta),
+        name,
+        f"the polar basis tables of order {N} on a {n_theta} x {n_rho} grid",
+        "use a grid with fewer radii (or a lower N)",
+    )
     if scale is None:
         nm = indices(N)
         scale = np.sqrt((nm[:, 0] + 1) / np.pi)
     return _core.shapes_PolarBasis(N, grid.theta, grid.wtheta, grid.rho, grid.wrho, np.asarray(scale, dtype=np.float64))
 
 
-def _guess_input(shapes: Any) -> str:
-    """Dicts, geometries, lists of rings or polygons and float or signed-integer (V, 2)/(B, V, 2)
-    arrays are polygons; anything else (bool and uint8 arrays included) is read as masks."""
-    if hasattr(shapes, "__geo_interface__") or isinstance(shapes, dict):
+def _guess_input(shapes: Any, name: str = "shapes") -> str:
+    """Dicts, geometries, strings (refused there with a hint), lists of rings or polygons and float or
+    signed-integer (V, 2)/(B, V, 2) arrays are polygons; anything else (bool and uint8 arrays
+    included) is read as masks. Arrays shaped like colour images or transposed polygons are refused."""
+    if hasattr(shapes, "__geo_interface__") or isinstance(shapes, (dict, str, bytes)):
         return "polygon"
     if isinstance(shapes, (list, tuple)):
         if not shapes:
@@ -181,13 +236,18 @@ def _guess_input(shapes: Any) -> str:
         if hasattr(first, "__geo_interface__") or isinstance(first, dict):
             return "polygon"
         try:
-            arr = np.asarray(first, dtype=np.float64)
-        except (TypeError, ValueError):
-            return "polygon"  # ragged: a list of rings
-        return "cartesian" if arr.ndim == 2 and arr.shape[1] != 2 else "polygon"
-    arr = np.asarray(shapes)
+            arr = np.asarray(first)
+        except Exception:  # ragged (a list of rings), or not numbers: the polygon path says which
+            return "polygon"
+        if arr.ndim == 2 and arr.shape[1] != 2 and not _looks_transposed(arr):
+            return "cartesian"
+        return "polygon"
+    arr = plain_array(shapes, name)
     if arr.ndim in (2, 3) and arr.shape[-1] == 2 and arr.shape[-2] > 2 and arr.dtype.kind in "if":
         return "polygon"
+    if _looks_transposed(arr):
+        return "polygon"  # vertices as columns (2, V): the polygon path says so
+    refuse_images(arr, name, "Pass input='cartesian' to read it as a batch of narrow masks.")
     return "cartesian"
 
 
@@ -214,7 +274,10 @@ def zernike_moments(
         geometry, or a list of such (a list item may also be a list of rings ``[outer, hole, ...]``);
         vertices must lie in the closed unit disk (see :func:`normalize`).
         ``"auto"`` reads dicts, geometries, lists and float or signed-integer ``(V, 2)``/``(B, V, 2)``
-        arrays (V > 2) as polygons and anything else as masks.
+        arrays (V > 2) as polygons and anything else as masks; it refuses arrays that look like
+        colour images ``(H, W, 1|3|4)`` or polygons stored as columns ``(2, V)`` (with negative
+        entries), which an explicit ``input`` reads as asked. Strings are refused: parse GeoJSON
+        text with ``json.loads`` first. Numpy masked arrays are refused (their mask would be lost).
     N : int
         Largest radial order, ``0 <= N <= 200``.
     supersample : int
@@ -239,7 +302,7 @@ def zernike_moments(
     threads = as_n_threads(n_threads)
     max_basis_bytes = as_float(max_basis_bytes, "max_basis_bytes", low=0.0)
     if input == "auto":
-        input = _guess_input(shapes)
+        input = _guess_input(shapes, "shapes")
     if input == "polygon":
         rule = as_choice(rule, "rule", ("boundary", "fan"))
         batch, single = split_polygons(shapes, "polygons")
@@ -252,13 +315,16 @@ def zernike_moments(
         out = basis.analyse(masks, threads)
     else:
         values, single = as_masks(shapes, "masks")
+        name = "grid"
         if grid is None:
-            grid = polar_grid(values.shape[1], values.shape[2])
+            grid, name = polar_grid(values.shape[1], values.shape[2]), "masks"
+        else:
+            grid = _as_grid(grid)
         if values.shape[1:] != grid.shape:
             raise ValueError(
                 f"masks: expected polar samples of shape {grid.shape} (n_theta, n_rho), got {values.shape[1:]}"
             )
-        out = polar_basis(N, grid).analyse(values, threads, n_coefficients(N))
+        out = polar_basis(N, grid, name=name).analyse(values, threads, n_coefficients(N))
     return out[0] if single else out
 
 
@@ -294,7 +360,7 @@ def synthesize(
     res : int or (int, int)
         Output size; an int gives a square image.
     """
-    z = np.asarray(coefficients)
+    z = plain_array(coefficients, "coefficients")
     if z.dtype.kind not in "fc":
         raise TypeError(f"coefficients: expected complex (or real) numbers, got dtype {z.dtype}")
     if z.ndim not in (1, 2) or z.size == 0:
@@ -308,7 +374,7 @@ def synthesize(
     threads = as_n_threads(n_threads)
     max_basis_bytes = as_float(max_basis_bytes, "max_basis_bytes", low=0.0)
     check_output_bytes((1 if single else z.shape[0], H, W), "res", "synthesize smaller batches or at a lower res")
-    basis = cartesian_basis(N, H, W, 1, True, max_basis_bytes, threads)
+    basis = cartesian_basis(N, H, W, 1, True, max_basis_bytes, threads, name="res")
     field = basis.synthesize(np.atleast_2d(z), threads)
     if not np.all(np.isfinite(field)):
         raise ValueError("coefficients: values too large, the field overflows float64; rescale the coefficients")

@@ -82,12 +82,14 @@ inline void pack(const double* x, const double* mean, const double* extra, const
 
 // Row blocks [first, last) of the upper triangle (tiles whose panel reaches the diagonal), over all
 // samples, block of samples by block of samples, into c: rows first * MR, ... of the padded matrix.
+// Returns early (c incomplete) when `token` asks to stop.
 template <int W, int MR, int NV>
 PAPERKERNELS_ALWAYS_INLINE void row_blocks(const double* packed, const Layout& L, std::size_t first,
-                                           std::size_t last, double* c) noexcept {
+                                           std::size_t last, double* c, const StopToken& token) noexcept {
   const std::size_t row0 = first * MR;
   constexpr std::size_t NR = static_cast<std::size_t>(W * NV);
   for (std::size_t s0 = 0; s0 < L.n; s0 += kBlock) {
+    if (token.stop_requested()) return;
     const std::size_t samples = std::min(kBlock, L.n - s0);
     for (std::size_t rb = first; rb < last; ++rb) {
       const std::size_t i0 = rb * MR, own_panel = i0 / NR;
@@ -100,18 +102,35 @@ PAPERKERNELS_ALWAYS_INLINE void row_blocks(const double* packed, const Layout& L
 
 #ifdef PAPERKERNELS_SIMD_X86
 __attribute__((target("avx512f"))) inline void row_blocks_avx512(const double* packed, const Layout& L,
-                                                                std::size_t first, std::size_t last, double* c) {
-  row_blocks<8, 8, 3>(packed, L, first, last, c);
+                                                                std::size_t first, std::size_t last, double* c,
+                                                                const StopToken& token) {
+  row_blocks<8, 8, 3>(packed, L, first, last, c, token);
 }
 __attribute__((target("avx2"))) inline void row_blocks_avx2(const double* packed, const Layout& L,
-                                                             std::size_t first, std::size_t last, double* c) {
-  row_blocks<4, 4, 3>(packed, L, first, last, c);
+                                                             std::size_t first, std::size_t last, double* c,
+                                                             const StopToken& token) {
+  row_blocks<4, 4, 3>(packed, L, first, last, c, token);
 }
 #endif
 
 inline void row_blocks_baseline(const double* packed, const Layout& L, std::size_t first, std::size_t last,
-                                double* c) {
-  row_blocks<2, 4, 2>(packed, L, first, last, c);
+                                double* c, const StopToken& token) {
+  row_blocks<2, 4, 2>(packed, L, first, last, c, token);
+}
+
+// Rows [first, last) of the strictly lower triangle of the p x p matrix g from its upper triangle,
+// in square tiles so that the column reads stay in cache.
+inline void mirror_rows(double* g, std::size_t p, std::size_t first, std::size_t last, const StopToken& token) noexcept {
+  constexpr std::size_t tile = 64;
+  for (std::size_t j0 = 0; j0 < last; j0 += tile) {
+    if (token.stop_requested()) return;
+    const std::size_t j1 = std::min(last, j0 + tile);
+    for (std::size_t i = std::max(first, j0 + 1); i < last; ++i) {
+      double* row = g + i * p;
+      const std::size_t end = std::min(j1, i);
+      for (std::size_t j = j0; j < end; ++j) row[j] = g[j * p + i];
+    }
+  }
 }
 
 using simd::Isa;
@@ -156,28 +175,40 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
       poll);
 
   // Tasks of kRowBlocksPerTask row blocks, each accumulating into its own zeroed strip of the
-  // padded matrix, then copying its rows of the upper triangle (and their mirror images) out.
+  // padded matrix, then copying its rows of the upper triangle out. Each task writes its own rows
+  // only: the first touch of a large output's pages is spread over the tasks, all of which poll.
   const std::size_t row_blocks_total = (p + L.mr - 1) / L.mr;
   const std::size_t tasks = (row_blocks_total + kRowBlocksPerTask - 1) / kRowBlocksPerTask;
   parallel_for(
       tasks, n_threads,
-      [&](std::size_t task, const StopToken&) {
+      [&](std::size_t task, const StopToken& token) {
         const std::size_t first = task * kRowBlocksPerTask;
         const std::size_t last = std::min(row_blocks_total, first + kRowBlocksPerTask);
         const std::size_t row0 = first * L.mr, rows = (last - first) * L.mr;
         std::unique_ptr<double[]> strip(new double[rows * L.padded]());
         switch (isa) {
 #ifdef PAPERKERNELS_SIMD_X86
-          case Isa::avx512: row_blocks_avx512(packed.get(), L, first, last, strip.get()); break;
-          case Isa::avx2: row_blocks_avx2(packed.get(), L, first, last, strip.get()); break;
+          case Isa::avx512: row_blocks_avx512(packed.get(), L, first, last, strip.get(), token); break;
+          case Isa::avx2: row_blocks_avx2(packed.get(), L, first, last, strip.get(), token); break;
 #endif
-          default: row_blocks_baseline(packed.get(), L, first, last, strip.get()); break;
+          default: row_blocks_baseline(packed.get(), L, first, last, strip.get(), token); break;
         }
+        if (token.stop_requested()) return;  // parallel_for throws `interrupted`
         for (std::size_t i = row0; i < std::min(p, row0 + rows); ++i) {
           const double* row = strip.get() + (i - row0) * L.padded;
-          for (std::size_t j = i; j < p; ++j) gram[i * p + j] = gram[j * p + i] = row[j];
+          std::copy(row + i, row + p, gram + i * p + i);
           if (extra) extra_out[i] = row[p];
         }
+      },
+      poll);
+
+  // The lower triangle, mirrored from the upper one by blocks of rows.
+  constexpr std::size_t mirror_rows_per_task = 64;
+  parallel_for(
+      (p + mirror_rows_per_task - 1) / mirror_rows_per_task, n_threads,
+      [&](std::size_t task, const StopToken& token) {
+        const std::size_t first = task * mirror_rows_per_task;
+        mirror_rows(gram, p, first, std::min(p, first + mirror_rows_per_task), token);
       },
       poll);
 }

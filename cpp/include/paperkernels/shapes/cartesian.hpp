@@ -22,7 +22,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstddef>
@@ -32,29 +31,11 @@
 
 #include "paperkernels/common/errors.hpp"
 #include "paperkernels/common/parallel.hpp"
+#include "paperkernels/shapes/checkpoint.hpp"
 #include "paperkernels/shapes/kernel.hpp"
 #include "paperkernels/shapes/zernike.hpp"
 
 namespace paperkernels::shapes {
-
-// Runs fn(i) for i < n on up to `threads` threads, polling for Ctrl-C every few milliseconds
-// (between tasks when running on the calling thread).
-template <class Fn>
-void run_parallel(std::size_t n, unsigned threads, const Poll& poll, Fn&& fn) {
-  if (n == 0) return;
-  if (threads <= 1 || n == 1) {
-    auto next_poll = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
-    for (std::size_t i = 0; i < n; ++i) {
-      fn(i);
-      if (poll && i + 1 < n && std::chrono::steady_clock::now() >= next_poll) {
-        if (poll()) throw interrupted();
-        next_poll = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
-      }
-    }
-    return;
-  }
-  parallel_for(n, threads, [&](std::size_t i, const StopToken&) { fn(i); }, poll);
-}
 
 class CartesianBasis {
  public:
@@ -63,22 +44,24 @@ class CartesianBasis {
   // Features of an orbit, in the order used by the groups below.
   enum Feature { kS0, kD0, kS2, kD2, kU, kV, kX, kY, kValue };
 
+  // Building a stored basis polls for Ctrl-C through `poll` (and throws `interrupted`).
   CartesianBasis(int N, int H, int W, int supersample, Purpose purpose, std::size_t max_basis_bytes,
-                 unsigned threads)
+                 unsigned threads, const Poll& poll = {})
       : N_(N), H_(H), W_(W), ss_(supersample), purpose_(purpose), folded_(H == W) {
     require(N >= 0, "N: expected a non-negative order, got " + std::to_string(N));
     require(H >= 1 && W >= 1, "grid: expected a positive height and width");
     require(supersample >= 1 && supersample <= 16,
             "supersample: expected an integer in [1, 16], got " + std::to_string(supersample));
     S_ = half_size(N);
-    enumerate_pixels();
+    Checkpoint checkpoint(poll);  // the constructor runs on the thread that released the GIL
+    enumerate_pixels(checkpoint);
     build_groups();
     std::size_t doubles = 0;
     for (const auto& g : groups_) doubles += g.width * g.features * n_pixels();
     basis_bytes_ = doubles * sizeof(double);
     precomputed_ = basis_bytes_ <= max_basis_bytes;
     chunk_ = 256;
-    if (precomputed_) precompute(threads);
+    if (precomputed_) precompute(threads, poll);
   }
 
   int order() const { return N_; }
@@ -99,9 +82,9 @@ class CartesianBasis {
     const std::size_t HW = static_cast<std::size_t>(H_) * W_;
     if (precomputed_) {
       const std::size_t n_blocks = (B + kBlock - 1) / kBlock;
-      run_parallel(n_blocks, threads, poll, [&](std::size_t block) {
+      run_parallel(n_blocks, threads, poll, [&](std::size_t block, Checkpoint& checkpoint) {
         const std::size_t b0 = block * kBlock, nb = std::min(kBlock, B - b0);
-        for (std::size_t b = 0; b < nb; ++b) check_mask(masks + (b0 + b) * HW, b0 + b);
+        for (std::size_t b = 0; b < nb; ++b) check_mask(masks + (b0 + b) * HW, b0 + b, checkpoint);
         std::vector<std::vector<double>> acc(groups_.size()), features(groups_.size());
         for (std::size_t g = 0; g < groups_.size(); ++g) acc[g].assign(nb * groups_[g].width, 0.0);
         for (std::size_t p0 = 0; p0 < n_pixels(); p0 += chunk_) {
@@ -110,15 +93,18 @@ class CartesianBasis {
           for (std::size_t g = 0; g < groups_.size(); ++g)
             matrices[g] = groups_[g].matrix.data() + p0 * groups_[g].features * groups_[g].width;
           accumulate_chunk(masks + b0 * HW, nb, p0, p1, matrices, features, acc);
+          checkpoint.tick(nb * (p1 - p0) * 2 * S_);
         }
         scatter_moments(acc, nb, out + b0 * 2 * S_);
       });
       return;
     }
     std::vector<std::vector<double>> scratch;
+    Checkpoint between_chunks(poll);  // this thread released the GIL: it may poll itself
     for (std::size_t r0 = 0; r0 < B; r0 += kRun) {
       const std::size_t rn = std::min(kRun, B - r0), n_blocks = (rn + kBlock - 1) / kBlock;
-      run_parallel(rn, threads, poll, [&](std::size_t b) { check_mask(masks + (r0 + b) * HW, r0 + b); });
+      run_parallel(rn, threads, poll,
+                   [&](std::size_t b, Checkpoint& checkpoint) { check_mask(masks + (r0 + b) * HW, r0 + b, checkpoint); });
       std::vector<std::vector<std::vector<double>>> acc(n_blocks, std::vector<std::vector<double>>(groups_.size()));
       for (std::size_t block = 0; block < n_blocks; ++block)
         for (std::size_t g = 0; g < groups_.size(); ++g)
@@ -126,12 +112,13 @@ class CartesianBasis {
       for (std::size_t p0 = 0; p0 < n_pixels(); p0 += chunk_) {
         const std::size_t p1 = std::min(n_pixels(), p0 + chunk_);
         const auto matrices = chunk_matrices(p0, p1, threads, poll, scratch);
-        run_parallel(n_blocks, threads, poll, [&](std::size_t block) {
+        run_parallel(n_blocks, threads, poll, [&](std::size_t block, Checkpoint& checkpoint) {
           const std::size_t b0 = r0 + block * kBlock, nb = std::min(kBlock, r0 + rn - b0);
           std::vector<std::vector<double>> features(groups_.size());
           accumulate_chunk(masks + b0 * HW, nb, p0, p1, matrices, features, acc[block]);
+          checkpoint.tick(nb * (p1 - p0) * 2 * S_);
         });
-        if (threads <= 1 && poll && poll()) throw interrupted();
+        between_chunks.check();
       }
       for (std::size_t block = 0; block < n_blocks; ++block) {
         const std::size_t b0 = r0 + block * kBlock, nb = std::min(kBlock, r0 + rn - b0);
@@ -157,21 +144,23 @@ class CartesianBasis {
     }
     const std::size_t n_blocks = (B + kBlock - 1) / kBlock;
     std::vector<std::vector<double>> scratch;
+    Checkpoint between_chunks(poll);  // this thread released the GIL: it may poll itself
     for (std::size_t p0 = 0; p0 < n_pixels(); p0 += chunk_) {
       const std::size_t p1 = std::min(n_pixels(), p0 + chunk_);
       std::vector<std::size_t> ld(groups_.size());
       const auto matrices = chunk_matrices(p0, p1, threads, poll, scratch, &ld);
-      run_parallel(n_blocks, threads, poll, [&](std::size_t block) {
+      run_parallel(n_blocks, threads, poll, [&](std::size_t block, Checkpoint& checkpoint) {
         const std::size_t b0 = block * kBlock, nb = std::min(kBlock, B - b0);
         std::vector<std::vector<double>> adjoint(groups_.size());
         for (std::size_t g = 0; g < groups_.size(); ++g) {
           const std::size_t K = groups_[g].cols.size(), Q = (p1 - p0) * groups_[g].features;
           adjoint[g].assign(nb * Q, 0.0);
           accumulate_product(nb, K, Q, codes[g].data() + b0 * K, K, matrices[g], ld[g], adjoint[g].data(), Q);
+          checkpoint.tick(nb * K * Q);
         }
         for (std::size_t b = 0; b < nb; ++b) scatter_field(adjoint, p0, p1, b, out + (b0 + b) * HW);
       });
-      if (threads <= 1 && poll && poll()) throw interrupted();
+      between_chunks.check();
     }
   }
 
@@ -244,12 +233,13 @@ class CartesianBasis {
     return false;
   }
 
-  void enumerate_pixels() {
+  void enumerate_pixels(Checkpoint& checkpoint) {
     const double dA = 4.0 / (static_cast<double>(H_) * W_);
     if (folded_) {
       // Centred coordinates a = 2j + 1 - W, b = W - 1 - 2i share the parity of W - 1.
       const std::int64_t start = (W_ % 2 == 0) ? 1 : 0;
-      for (std::int64_t a = start; a <= W_ - 1; a += 2)
+      for (std::int64_t a = start; a <= W_ - 1; a += 2) {
+        checkpoint.tick(static_cast<std::size_t>(a + 1) * ss_ * ss_);
         for (std::int64_t b = start; b <= a; b += 2) {
           if (!any_point_inside(a, b)) continue;
           const std::array<std::int64_t, 2> rot[4] = {{a, b}, {-b, a}, {-a, -b}, {b, -a}};
@@ -263,8 +253,10 @@ class CartesianBasis {
           centre_y_.push_back(b);
           weight_.push_back(dA * distinct / 8.0);
         }
+      }
     } else {
-      for (std::int64_t i = 0; i < H_; ++i)
+      for (std::int64_t i = 0; i < H_; ++i) {
+        checkpoint.tick(static_cast<std::size_t>(W_) * ss_ * ss_);
         for (std::int64_t j = 0; j < W_; ++j) {
           const std::int64_t a = 2 * j + 1 - W_, b = H_ - 1 - 2 * i;
           if (!any_point_inside(a, b)) continue;
@@ -273,6 +265,7 @@ class CartesianBasis {
           centre_y_.push_back(b);
           weight_.push_back(dA);
         }
+      }
     }
   }
 
@@ -380,11 +373,12 @@ class CartesianBasis {
   // Writes the basis rows of pixels [p0, p1) of every group: row-major (rows x K) for analysis,
   // column-major (K x rows, leading dimension ld[g]) for synthesis.
   void fill_rows(std::size_t p0, std::size_t p1, std::size_t first_row_pixel, std::vector<double*>& dest,
-                 const std::vector<std::size_t>& ld) const {
+                 const std::vector<std::size_t>& ld, Checkpoint& checkpoint) const {
     std::vector<double> cos_part(S_), sin_part(S_), radial(S_), c(N_ + 1), s(N_ + 1);
     RadialTable table(N_);
     for (std::size_t p = p0; p < p1; ++p) {
       evaluate_pixel(p, cos_part.data(), sin_part.data(), radial, table, c, s);
+      checkpoint.tick(static_cast<std::size_t>(ss_) * ss_ * S_ + 2 * S_);
       for (std::size_t g = 0; g < groups_.size(); ++g) {
         const Group& grp = groups_[g];
         const std::size_t K = grp.cols.size(), width = grp.width;
@@ -403,7 +397,7 @@ class CartesianBasis {
     }
   }
 
-  void precompute(unsigned threads) {
+  void precompute(unsigned threads, const Poll& poll) {
     std::vector<double*> dest;
     std::vector<std::size_t> ld;
     for (auto& g : groups_) {
@@ -412,8 +406,8 @@ class CartesianBasis {
       ld.push_back(n_pixels() * g.features);
     }
     const std::size_t n_chunks = (n_pixels() + chunk_ - 1) / chunk_;
-    run_parallel(n_chunks, threads, Poll{}, [&](std::size_t c) {
-      fill_rows(c * chunk_, std::min(n_pixels(), (c + 1) * chunk_), 0, dest, ld);
+    run_parallel(n_chunks, threads, poll, [&](std::size_t c, Checkpoint& checkpoint) {
+      fill_rows(c * chunk_, std::min(n_pixels(), (c + 1) * chunk_), 0, dest, ld, checkpoint);
     });
   }
 
@@ -446,22 +440,26 @@ class CartesianBasis {
       if (ld) (*ld)[g] = lds[g];
     }
     const std::size_t piece = 32, n_pieces = (p1 - p0 + piece - 1) / piece;
-    run_parallel(n_pieces, threads, poll, [&](std::size_t i) {
+    run_parallel(n_pieces, threads, poll, [&](std::size_t i, Checkpoint& checkpoint) {
       const std::size_t a = p0 + i * piece, b = std::min(p1, a + piece);
-      fill_rows(a, b, p0, dest, lds);
+      fill_rows(a, b, p0, dest, lds, checkpoint);
     });
     return out;
   }
 
   template <class T>
-  void check_mask(const T* mask, std::size_t b) const {
-    const std::size_t HW = static_cast<std::size_t>(H_) * W_;
-    for (std::size_t i = 0; i < HW; ++i) {
-      const double v = static_cast<double>(mask[i]);
-      if (!(v >= 0.0 && v <= 1.0))
-        throw invalid_argument("masks: expected values in [0, 1] (scale 0-255 images by 1/255), got " +
-                               std::to_string(v) + " in mask " + std::to_string(b) + " at pixel (" +
-                               std::to_string(i / W_) + ", " + std::to_string(i % W_) + ")");
+  void check_mask(const T* mask, std::size_t b, Checkpoint& checkpoint) const {
+    const std::size_t W = static_cast<std::size_t>(W_);
+    for (std::size_t row = 0; row < static_cast<std::size_t>(H_); ++row) {
+      const T* values = mask + row * W;
+      for (std::size_t col = 0; col < W; ++col) {
+        const double v = static_cast<double>(values[col]);
+        if (!(v >= 0.0 && v <= 1.0))
+          throw invalid_argument("masks: expected values in [0, 1] (scale 0-255 images by 1/255), got " +
+                                 std::to_string(v) + " in mask " + std::to_string(b) + " at pixel (" +
+                                 std::to_string(row) + ", " + std::to_string(col) + ")");
+      }
+      checkpoint.tick(W);
     }
   }
 

@@ -1,15 +1,18 @@
 // Zernike moments of values sampled on a polar grid (rows theta_i, columns rho_j), for a given
 // quadrature: c_nm = scale_n * sum_i sum_j wtheta_i wrho_j f_ij R_n^m(rho_j) e^{-i m theta_i}
 // (wrho includes the area factor rho). Separable: an angular transform per column, then radial sums.
+// Building the tables and analysing each grid poll for Ctrl-C (see checkpoint.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "paperkernels/common/errors.hpp"
-#include "paperkernels/shapes/cartesian.hpp"
+#include "paperkernels/shapes/checkpoint.hpp"
 #include "paperkernels/shapes/kernel.hpp"
 #include "paperkernels/shapes/zernike.hpp"
 
@@ -18,8 +21,9 @@ namespace paperkernels::shapes {
 class PolarBasis {
  public:
   PolarBasis(int N, std::vector<double> theta, std::vector<double> wtheta, std::vector<double> rho,
-             std::vector<double> wrho, std::vector<double> scale)
+             std::vector<double> wrho, std::vector<double> scale, const Poll& poll = {})
       : N_(N), n_theta_(theta.size()), n_rho_(rho.size()) {
+    Checkpoint checkpoint(poll);
     require(N >= 0, "N: expected a non-negative order");
     require(wtheta.size() == n_theta_ && wrho.size() == n_rho_, "polar grid: weights and nodes differ in length");
     S_ = half_size(N);
@@ -32,6 +36,7 @@ class PolarBasis {
         const double angle = static_cast<double>(m) * theta[i];
         angular_[m * n_theta_ + i] = wtheta[i] * std::cos(angle);
         angular_[(M + m) * n_theta_ + i] = -wtheta[i] * std::sin(angle);
+        checkpoint.tick(1);
       }
     radial_.assign(n_rho_ * S_, 0.0);  // (rho_j, k): wrho_j R_k(rho_j) scale_k
     RadialTable table(N);
@@ -40,6 +45,7 @@ class PolarBasis {
       require(rho[j] >= 0.0 && rho[j] <= 1.0, "polar grid: radii must lie in [0, 1]");
       table.evaluate(rho[j], values.data());
       for (std::size_t k = 0; k < S_; ++k) radial_[j * S_ + k] = wrho[j] * values[k] * scale[k];
+      checkpoint.tick(4 * S_);
     }
     m_of_.resize(S_);
     std::size_t k = 0;
@@ -54,7 +60,7 @@ class PolarBasis {
   template <class T>
   void analyse(const T* values, std::size_t B, std::complex<double>* out, unsigned threads, const Poll& poll) const {
     const std::size_t cells = n_theta_ * n_rho_, M = static_cast<std::size_t>(N_) + 1;
-    run_parallel(B, threads, poll, [&](std::size_t b) {
+    run_parallel(B, threads, poll, [&](std::size_t b, Checkpoint& checkpoint) {
       const T* f = values + b * cells;
       std::vector<double> grid(cells);
       for (std::size_t c = 0; c < cells; ++c) {
@@ -64,9 +70,17 @@ class PolarBasis {
                                  std::to_string(b));
         grid[c] = v;
       }
+      checkpoint.tick(cells);
       std::vector<double> spectrum(2 * M * n_rho_, 0.0);  // (cos rows, sin rows) x rho
-      accumulate_product(2 * M, n_theta_, n_rho_, angular_.data(), n_theta_, grid.data(), n_rho_, spectrum.data(),
-                         n_rho_);
+      // Rows of the spectrum in slices, to look for Ctrl-C between them; each entry is one running
+      // sum over theta in order, so the slicing does not change a bit.
+      const std::size_t rows = 2 * M, slice = 8;
+      for (std::size_t r0 = 0; r0 < rows; r0 += slice) {
+        const std::size_t nr = std::min(slice, rows - r0);
+        accumulate_product(nr, n_theta_, n_rho_, angular_.data() + r0 * n_theta_, n_theta_, grid.data(), n_rho_,
+                           spectrum.data() + r0 * n_rho_, n_rho_);
+        checkpoint.tick(nr * cells);
+      }
       for (std::size_t k = 0; k < S_; ++k) {
         const double* re = spectrum.data() + m_of_[k] * n_rho_;
         const double* im = spectrum.data() + (M + m_of_[k]) * n_rho_;
@@ -76,6 +90,7 @@ class PolarBasis {
           si += radial_[j * S_ + k] * im[j];
         }
         out[b * S_ + k] = std::complex<double>(sr, si);
+        checkpoint.tick(n_rho_);
       }
     });
   }

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "paperkernels/shapes/checkpoint.hpp"
 #include "paperkernels/shapes/kernel.hpp"
 #include "paperkernels/shapes/zernike.hpp"
 
@@ -138,8 +139,10 @@ class PolygonMoments {
     acc_im_.resize(acc_re_.size());
   }
 
-  // out[k] = c_k for the half set of order N.
-  void compute(const RingSet& rings, std::complex<double>* out) {
+  // out[k] = c_k for the half set of order N. A checkpoint, if given, is ticked after every pack of
+  // points so that Ctrl-C stops a single large polygon.
+  void compute(const RingSet& rings, std::complex<double>* out, Checkpoint* checkpoint = nullptr) {
+    checkpoint_ = checkpoint;
     std::fill(acc_re_.begin(), acc_re_.end(), 0.0);
     std::fill(acc_im_.begin(), acc_im_.end(), 0.0);
     fill_ = 0;
@@ -185,6 +188,7 @@ class PolygonMoments {
   std::vector<double> radial_, phase_re_, phase_im_, acc_re_, acc_im_;
   double px_[kLanes] = {}, py_[kLanes] = {}, wre_[kLanes] = {}, wim_[kLanes] = {};
   int fill_ = 0;
+  Checkpoint* checkpoint_ = nullptr;
 
   void push(double x, double y, double wre, double wim) {
     px_[fill_] = x;
@@ -221,6 +225,7 @@ class PolygonMoments {
     fill_ = 0;
     accumulate_pack(N_, top_, rule_ == PolygonRule::boundary, px_, py_, wre_, wim_, radial_.data(), phase_re_.data(),
                     phase_im_.data(), acc_re_.data(), acc_im_.data());
+    if (checkpoint_ != nullptr) checkpoint_->tick(radial_.size() + 2 * acc_re_.size());
   }
 };
 

@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "paperkernels/shapes/checkpoint.hpp"
 #include "paperkernels/shapes/polygon.hpp"
 
 namespace paperkernels::shapes {
 
 // out (H x W) = fraction of the pixel's s x s sample points inside the rings (even-odd rule).
-inline void rasterize(const RingSet& rings, int H, int W, int ss, double* out) {
+// The checkpoint is ticked once per sample row.
+inline void rasterize(const RingSet& rings, int H, int W, int ss, double* out, Checkpoint& checkpoint) {
   std::fill(out, out + static_cast<std::size_t>(H) * W, 0.0);
   const double cols = static_cast<double>(W) * ss;
   std::vector<double> crossings;
@@ -39,6 +41,8 @@ inline void rasterize(const RingSet& rings, int H, int W, int ss, double* out) {
       const long c1 = static_cast<long>(std::min(cols, last));
       for (long c = c0; c < c1; ++c) pixels[c / ss] += 1.0;
     }
+    checkpoint.tick(static_cast<std::size_t>(rings.start[rings.last_ring] - rings.start[rings.first_ring]) +
+                    static_cast<std::size_t>(cols));
   }
   // Exact sample counts divided once: a fully covered pixel is exactly 1, never 1 + ulp.
   const double samples = static_cast<double>(ss) * ss;
@@ -46,11 +50,14 @@ inline void rasterize(const RingSet& rings, int H, int W, int ss, double* out) {
 }
 
 // out (R x C) pixel (i, j) = mean over s x s samples (x, y) of the input mask at c + (x, y) / scale,
-// the input being constant on its pixels and zero outside the image.
+// the input being constant on its pixels and zero outside the image. The checkpoint is ticked once
+// per output row.
 template <class T>
-void resample(const T* mask, int H, int W, double cx, double cy, double scale, int R, int C, int ss, double* out) {
+void resample(const T* mask, int H, int W, double cx, double cy, double scale, int R, int C, int ss, double* out,
+              Checkpoint& checkpoint) {
   const double samples = static_cast<double>(ss) * ss;
-  for (int i = 0; i < R; ++i)
+  for (int i = 0; i < R; ++i) {
+    checkpoint.tick(static_cast<std::size_t>(C) * ss * ss);
     for (int j = 0; j < C; ++j) {
       double sum = 0.0;
       for (int t = 0; t < ss; ++t) {
@@ -68,6 +75,7 @@ void resample(const T* mask, int H, int W, double cx, double cy, double scale, i
       }
       out[static_cast<std::size_t>(i) * C + j] = sum / samples;  // <= 1 when the mask is
     }
+  }
 }
 
 }  // namespace paperkernels::shapes

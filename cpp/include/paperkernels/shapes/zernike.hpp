@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "paperkernels/shapes/checkpoint.hpp"
+
 namespace paperkernels::shapes {
 
 inline constexpr double kPi = 3.14159265358979323846;
@@ -80,9 +82,11 @@ inline void radial_band(int m, int L, double rho, double* out) {
   }
 }
 
-// Gauss-Legendre nodes and weights on [-1, 1] (Newton iteration on the Legendre recurrence).
-inline void gauss_legendre(int q, double* x, double* w) {
+// Gauss-Legendre nodes and weights on [-1, 1] (Newton iteration on the Legendre recurrence). The
+// work grows as q^2; a checkpoint, if given, is ticked once per node.
+inline void gauss_legendre(int q, double* x, double* w, Checkpoint* checkpoint = nullptr) {
   for (int i = 0; i < (q + 1) / 2; ++i) {
+    if (checkpoint != nullptr) checkpoint->tick(8 * static_cast<std::size_t>(q));
     double t = std::cos(kPi * (i + 0.75) / (q + 0.5));
     double derivative = 1.0;
     for (int iteration = 0; iteration < 100; ++iteration) {
