@@ -15,7 +15,7 @@ from paperkernels import shapes  # noqa: E402
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
     ) as cluster, distributed.Client(cluster) as c:
         yield c
 
