@@ -622,7 +622,7 @@ def test_bad_learner_calls():
     X, topics = env.model.X, env.model.topics
     learner = pc.TopicCascadeUCB(3, 3, beta=1.0)
     cascade = learner.select(X, topics)
-    with pytest.raises(ValueError, match="cascade: item 0 appears twice"):
+    with pytest.raises(ValueError, match="cascade: expected distinct items, item 0 appears twice"):
         learner.update([0, 0, 1], 0)
     with pytest.raises(ValueError, match=r"first_click: expected an integer in \[-1, 2\], got 3"):
         learner.update(cascade, 3)

@@ -15,7 +15,7 @@ from paperkernels import shapes  # noqa: E402
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
     ) as cluster, distributed.Client(cluster) as c:
         yield c
 
@@ -196,3 +196,90 @@ def test_toptwo_run_many_options_and_local_chunks():
     _same_runs(local, chunked)
     with pytest.raises(ValueError, match="n_threads: chosen by the distributed helper"):
         pkd.run_many(mu, 0.05, 20, seed=1, n_threads=2)
+
+
+# ---- the whole call's limits, lazy chunks, clients given as clusters or addresses -----------------
+
+
+def test_chunk_ranges_are_lazy():
+    import time
+
+    started = time.perf_counter()
+    chunks = pkd.chunk_ranges(10**7, 1)
+    assert len(chunks) == 10**7 and chunks[0] == (0, 1) and chunks[-1] == (10**7 - 1, 1)
+    assert time.perf_counter() - started < 0.1
+    assert list(pkd.chunk_ranges(10, 4)) == [(0, 4), (4, 4), (8, 2)] and pkd.chunk_ranges(10, 4)[1:] == [(4, 4), (8, 2)]
+    with pytest.raises(IndexError):
+        pkd.chunk_ranges(10, 4)[3]
+
+
+def test_too_many_chunks_refused_at_once():
+    from paperkernels import cascade
+
+    started = __import__("time").perf_counter()
+    with pytest.raises(ValueError, match="chunk_size: the call would queue 1000000 chunks, above MAX_CHUNKS"):
+        pkd.simulate(cascade.reference_environment(0), [cascade.CascadeUCB1()], 5, n_seeds=10**6, seed=0, chunk_size=1)
+    with pytest.raises(ValueError, match="chunk_size: .*MAX_CHUNKS"):
+        pkd.run_many([0.6, 0.4], 0.1, 10**6, seed=1, chunk_size=1)
+    assert __import__("time").perf_counter() - started < 1.0
+
+
+def test_cascade_limits_apply_to_the_whole_call():
+    import paperkernels
+    from paperkernels import cascade
+
+    study = _cascade_study(3)  # 3 learners x 7 runs x 150 rounds
+    with paperkernels.limits.override(max_result_bytes=8 * 3 * 7 * 150 - 1):
+        with pytest.raises(ValueError, match="T, n_seeds"):
+            cascade.simulate(**study)
+        for chunk_size in (None, 1, 3):  # every chunk alone would fit
+            with pytest.raises(ValueError, match="T, n_seeds"):
+                pkd.simulate(**study, chunk_size=chunk_size)
+    with paperkernels.limits.override(max_result_bytes=8 * 3 * 7 * 150 * 3 // 2):
+        pkd.simulate(**study, chunk_size=2)  # one study fits, two together do not
+        with pytest.raises(ValueError, match="studies"):
+            pkd.simulate_many([study, _cascade_study(4)], chunk_size=2)
+
+
+def test_toptwo_limits_apply_to_the_whole_call():
+    import time
+
+    started = time.perf_counter()
+    # 10^8 runs of 3 arms keep 6.5 GB of results: refused whole, however small the chunks.
+    with pytest.raises(ValueError, match="n_runs"):
+        pkd.run_many([0.6, 0.5, 0.4], 0.1, 10**8, seed=1, chunk_size=10**4)
+    with pytest.raises(ValueError, match="n_runs"):
+        pkd.run_grid([[0.6, 0.5, 0.4]] * 2, [0.1, 0.05], 2 * 10**7, seed=1, chunk_size=10**4)
+    assert time.perf_counter() - started < 1.0
+
+
+def test_simulate_many_names_missing_and_wrong_entries():
+    from paperkernels import cascade
+
+    study = _cascade_study(1)
+    for key in ("env", "learners", "T"):
+        partial = {k: v for k, v in study.items() if k != key}
+        with pytest.raises(TypeError, match=f"{key}: missing from studies\\[0\\]"):
+            pkd.simulate_many([partial])
+    with pytest.raises(TypeError, match="env: studies\\[0\\] holds a str"):
+        pkd.simulate_many([dict(study, env="reference")])
+    with pytest.raises(TypeError, match="learners: expected a list of learners, got a single CascadeUCB1"):
+        pkd.simulate(study["env"], cascade.CascadeUCB1(), 10)
+    with pytest.raises(TypeError, match="studies: expected a list"):
+        pkd.simulate_many(study)
+
+
+def test_client_may_be_a_cluster_or_an_address(client):
+    from paperkernels import cascade
+
+    study = _cascade_study(11)
+    local = cascade.simulate(**study)
+    _same_simulation(local, pkd.simulate(**study, client=client.cluster, chunk_size=3))
+    _same_simulation(local, pkd.simulate(**study, client=client.scheduler.address, chunk_size=3))
+    mu = [0.6, 0.5, 0.4]
+    _same_runs(pkd.run_many(mu, 0.1, 9, seed=2), pkd.run_many(mu, 0.1, 9, seed=2, client=client.cluster, chunk_size=4))
+    for wrong in (42, object(), ["tcp://x"]):
+        with pytest.raises(TypeError, match="client: expected a dask.distributed.Client, a cluster"):
+            pkd.simulate(**study, client=wrong)
+    with pytest.raises(TypeError, match="client: encode_shapes needs a connected dask.distributed.Client"):
+        pkd.encode_shapes(shapes.XShapeEncoder(8), _masks(count=3), client=client.cluster)

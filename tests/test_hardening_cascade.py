@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import paperkernels
 from paperkernels import cascade as C
-from paperkernels.cascade import _simulation
 
 from hardening_helpers import (
     BAD_ARRAYS,
@@ -176,17 +176,20 @@ def test_wrong_structures_refused():
 
 
 def test_exploding_work_refused_up_front():
-    assert "MAX_REGRET_BYTES" in str(bad("T, n_seeds", C.simulate, ENV, [C.CascadeUCB1()], 10**12, seed=0))
+    assert "paperkernels.limits.max_result_bytes" in str(bad("T, n_seeds", C.simulate, ENV, [C.CascadeUCB1()], 10**12, seed=0))
     bad("n_seeds", C.simulate, ENV, [C.CascadeUCB1()], 10, n_seeds=10**12, seed=0)
     big = C.reference_environment(seed=0, n_items=40, K=6)
     bad("max_orderings", C.plan, big.model, 6, "brute")  # 40!/34! orderings
 
 
-def test_regret_limit_is_configurable(monkeypatch):
-    monkeypatch.setattr(_simulation, "MAX_REGRET_BYTES", 8 * 2 * 10 - 1)
-    bad("T, n_seeds", C.simulate, ENV, [C.CascadeUCB1()], 10, n_seeds=2, seed=0)
-    monkeypatch.setattr(_simulation, "MAX_REGRET_BYTES", 8 * 2 * 10)
-    assert C.simulate(ENV, [C.CascadeUCB1()], 10, n_seeds=2, seed=0).regret.shape == (1, 2, 10)
+def test_regret_limit_is_configurable():
+    ENV.click_table, ENV.optimal  # noqa: B018 - computed (and cached) before the tiny limit
+    with paperkernels.limits.override(max_result_bytes=8 * 2 * 10 - 1):
+        bad("T, n_seeds", C.simulate, ENV, [C.CascadeUCB1()], 10, n_seeds=2, seed=0)
+    with paperkernels.limits.override(max_result_bytes=8 * 2 * 10):
+        assert C.simulate(ENV, [C.CascadeUCB1()], 10, n_seeds=2, seed=0).regret.shape == (1, 2, 10)
+        # the recorded cascades (4 K + 1 bytes per round) count too, named by `record`
+        bad("record", C.simulate, ENV, [C.CascadeUCB1()], 10, n_seeds=2, seed=0, record=True)
 
 
 # ---- threads, Ctrl-C, memory -------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // The Python layer validates every argument; the checks here only guard memory safety.
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,29 @@ namespace {
 StateKind to_kind(int v) {
   require(v >= 0 && v <= 2, "state: unknown state kind code " + std::to_string(v));
   return static_cast<StateKind>(v);
+}
+
+// Long loops run without the GIL and poll for Ctrl-C (call with the GIL held; it is released here).
+StateSpace make_space(int kind, int n_topics, int K, std::size_t max_states) {
+  const StateKind k = to_kind(kind);
+  py::gil_scoped_release release;
+  Interrupt stop(bind::python_signal_poll());
+  return StateSpace(k, n_topics, K, max_states, &stop);
+}
+
+template <class T>
+carray<T> to_array(const std::vector<T>& v) {
+  carray<T> out(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+
+template <class T>
+std::vector<T> from_array(const py::dict& d, const char* key) {
+  require(d.contains(key), std::string("state: missing entry '") + key + "'");
+  const auto a = d[key].cast<carray<T>>();
+  require(a.ndim() == 1, std::string("state: entry '") + key + "' must be a 1-d array");
+  return std::vector<T>(a.data(), a.data() + a.size());
 }
 
 void check_topics(const carray<std::int64_t>& topics, int m) {
@@ -64,11 +88,14 @@ py::dict plan_to_dict(const PlanResult& r) {
   return out;
 }
 
-// A learner owned by Python: its configuration plus the running C++ state.
+// A learner owned by Python: its configuration plus the running C++ state. Every method locks a
+// mutex, so one learner shared by several Python threads is used by one call at a time; the GIL is
+// released before locking (a caller waiting for the lock must not hold it) and during the work.
+// Construct with the GIL released (building the state space polls for Ctrl-C).
 class PyLearner {
  public:
   PyLearner(const LearnerConfig& cfg, std::uint64_t seed, std::uint64_t stream)
-      : config_(cfg), impl_(make_learner(cfg, seed, stream)) {}
+      : config_(cfg), stop_(bind::python_signal_poll()), impl_(make_learner(cfg, seed, stream, &stop_)) {}
 
   const LearnerConfig& config() const { return config_; }
 
@@ -78,6 +105,7 @@ class PyLearner {
     std::int32_t* data = out.mutable_data();
     {
       py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
       impl_->select(items, data);
     }
     return out;
@@ -90,6 +118,7 @@ class PyLearner {
     require(first_click >= -1 && first_click < config_.K,
             "first_click: expected a position in [0, " + std::to_string(config_.K) + ") or None, got " + std::to_string(first_click));
     py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
     impl_->update(items, cascade.data(), first_click);
   }
 
@@ -106,6 +135,7 @@ class PyLearner {
     double* data = out.mutable_data();
     {
       py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
       learner.optimistic_table(items, data);
     }
     return out;
@@ -115,6 +145,9 @@ class PyLearner {
   carray<double> item_scores(const carray<double>& X, const carray<std::int64_t>& topics) {
     const ItemsView items = items_view(X, topics, config_.n_topics);
     std::vector<double> scores;
+    {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
     if (auto* lin = dynamic_cast<LinUCB*>(impl_.get())) {
       require(items.dx == config_.n_features, "X: expected " + std::to_string(config_.n_features) + " features per item");
       lin->scores(items, scores);
@@ -125,47 +158,116 @@ class PyLearner {
     } else {
       throw invalid_argument("this learner has no per-item index");
     }
+    }
     carray<double> out(static_cast<py::ssize_t>(scores.size()));
     std::copy(scores.begin(), scores.end(), out.mutable_data());
     return out;
   }
 
   py::dict state() {
-    py::dict out;
-    out["rounds"] = impl_->rounds();
-    auto export_gram = [&](const InverseGram& g, const std::vector<double>& theta, std::int64_t n, double beta) {
-      carray<double> M({g.dim(), g.dim()});
-      std::copy(g.data(), g.data() + static_cast<std::size_t>(g.dim()) * g.dim(), M.mutable_data());
-      carray<double> th(g.dim());
-      std::copy(theta.begin(), theta.end(), th.mutable_data());
-      out["gram_inverse"] = M;
-      out["theta"] = th;
-      out["observations"] = n;
-      out["beta"] = beta;
-    };
-    if (auto* t = dynamic_cast<TopicUCB*>(impl_.get())) {
-      export_gram(t->gram(), t->theta(), t->observations(), t->beta());
-      if (!t->last_plan().cascade.empty()) {
-        out["last_plan"] = plan_to_dict(t->last_plan());
-        out["last_exact_evaluations"] = t->last_candidates();
-        out["last_items_tested"] = t->last_tested();
+    LearnerState st;
+    double beta = 0.0;
+    bool has_gram = false, has_counts = false, is_topic = false;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto* t = dynamic_cast<TopicUCB*>(impl_.get())) {
+        t->theta();  // refreshes the linear link's estimate
+        beta = t->beta();
+        has_gram = is_topic = true;
+      } else if (auto* l = dynamic_cast<LinUCB*>(impl_.get())) {
+        l->theta();
+        beta = l->beta();
+        has_gram = true;
+      } else if (dynamic_cast<ItemUCB*>(impl_.get()) != nullptr) {
+        has_counts = true;
       }
-    } else if (auto* l = dynamic_cast<LinUCB*>(impl_.get())) {
-      export_gram(l->gram(), l->theta(), l->observations(), l->beta());
-    } else if (auto* u = dynamic_cast<ItemUCB*>(impl_.get())) {
-      carray<double> clicks(static_cast<py::ssize_t>(u->clicks().size()));
-      carray<double> views(static_cast<py::ssize_t>(u->views().size()));
-      std::copy(u->clicks().begin(), u->clicks().end(), clicks.mutable_data());
-      std::copy(u->views().begin(), u->views().end(), views.mutable_data());
-      out["clicks"] = clicks;
-      out["views"] = views;
+      impl_->save(st);
+    }
+    py::dict out;
+    out["rounds"] = st.rounds;
+    if (has_gram) {
+      const auto d = static_cast<py::ssize_t>(st.theta.size());
+      carray<double> M({d, d});
+      std::copy(st.gram.begin(), st.gram.end(), M.mutable_data());
+      out["gram_inverse"] = M;
+      out["theta"] = to_array(st.theta);
+      out["observations"] = st.observations;
+      out["beta"] = beta;
+    }
+    if (is_topic && !st.plan_cascade.empty()) {
+      PlanResult plan;
+      plan.cascade = st.plan_cascade;
+      plan.probs = st.plan_probs;
+      plan.value = st.plan_value;
+      plan.nodes = st.plan_nodes;
+      out["last_plan"] = plan_to_dict(plan);
+      out["last_exact_evaluations"] = st.candidates;
+      out["last_items_tested"] = st.tested;
+    }
+    if (has_counts) {
+      out["clicks"] = to_array(st.clicks);
+      out["views"] = to_array(st.views);
     }
     return out;
   }
 
+  // The complete running state (for pickling): plain numbers and 1-d arrays.
+  py::dict export_state() {
+    LearnerState st;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      impl_->save(st);
+    }
+    py::dict out;
+    out["rounds"] = st.rounds;
+    out["observations"] = st.observations;
+    out["gram"] = to_array(st.gram);
+    out["b"] = to_array(st.b);
+    out["theta"] = to_array(st.theta);
+    out["clicks"] = to_array(st.clicks);
+    out["views"] = to_array(st.views);
+    out["rng"] = to_array(st.rng);
+    out["plan_cascade"] = to_array(st.plan_cascade);
+    out["plan_probs"] = to_array(st.plan_probs);
+    out["plan_value"] = st.plan_value;
+    out["plan_nodes"] = st.plan_nodes;
+    out["candidates"] = st.candidates;
+    out["tested"] = st.tested;
+    return out;
+  }
+
+  void import_state(const py::dict& d) {
+    LearnerState st;
+    auto number = [&](const char* key) {
+      require(d.contains(key), std::string("state: missing entry '") + key + "'");
+      return d[key];
+    };
+    st.rounds = number("rounds").cast<std::int64_t>();
+    st.observations = number("observations").cast<std::int64_t>();
+    st.gram = from_array<double>(d, "gram");
+    st.b = from_array<double>(d, "b");
+    st.theta = from_array<double>(d, "theta");
+    st.clicks = from_array<double>(d, "clicks");
+    st.views = from_array<double>(d, "views");
+    st.rng = from_array<std::uint64_t>(d, "rng");
+    st.plan_cascade = from_array<std::int32_t>(d, "plan_cascade");
+    st.plan_probs = from_array<double>(d, "plan_probs");
+    st.plan_value = number("plan_value").cast<double>();
+    st.plan_nodes = number("plan_nodes").cast<std::size_t>();
+    st.candidates = number("candidates").cast<std::size_t>();
+    st.tested = number("tested").cast<std::size_t>();
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    impl_->load(st);
+  }
+
  private:
   LearnerConfig config_;
+  Interrupt stop_;  // polls for Ctrl-C inside long calls; used under mutex_
   std::unique_ptr<Learner> impl_;
+  std::mutex mutex_;
 };
 
 }  // namespace
@@ -174,21 +276,29 @@ void bind_cascade(py::module_& m) {
   m.def(
       "cascade_state_space",
       [](int kind, int n_topics, int K, std::size_t max_states) {
-        const StateSpace space(to_kind(kind), n_topics, K, max_states);
+        const StateSpace space = make_space(kind, n_topics, K, max_states);
         const int S = space.size();
         carray<std::int64_t> vectors({S, n_topics});
         carray<std::int64_t> depth(S), parent(S), added(S);
         carray<std::int64_t> next({S, n_topics});
         auto* v = vectors.mutable_data();
         auto* nx = next.mutable_data();
-        for (int s = 0; s < S; ++s) {
-          for (int c = 0; c < n_topics; ++c) {
-            v[static_cast<std::size_t>(s) * n_topics + c] = space.z(s, c);
-            nx[static_cast<std::size_t>(s) * n_topics + c] = space.next(s, c);
+        auto* dp = depth.mutable_data();
+        auto* pa = parent.mutable_data();
+        auto* ad = added.mutable_data();
+        {
+          py::gil_scoped_release release;
+          Interrupt stop(bind::python_signal_poll());
+          std::fill(v, v + static_cast<std::size_t>(S) * n_topics, 0);
+          for (int s = 0; s < S; ++s) {
+            tick(&stop, static_cast<std::size_t>(n_topics));
+            std::int64_t* row = v + static_cast<std::size_t>(s) * n_topics;
+            for (auto e = space.z_begin(s); e != space.z_end(s); ++e) row[e->topic] = e->value;
+            for (int c = 0; c < n_topics; ++c) nx[static_cast<std::size_t>(s) * n_topics + c] = space.next(s, c);
+            dp[s] = space.depth(s);
+            pa[s] = space.parent(s);
+            ad[s] = space.added(s);
           }
-          depth.mutable_data()[s] = space.depth(s);
-          parent.mutable_data()[s] = space.parent(s);
-          added.mutable_data()[s] = space.added(s);
         }
         py::dict out;
         out["vectors"] = vectors;
@@ -209,12 +319,13 @@ void bind_cascade(py::module_& m) {
         const FeatureLayout layout{static_cast<FeatureMap>(features), items.dx, n_topics};
         require(theta.ndim() == 1 && theta.shape(0) == layout.dim(),
                 "theta: expected " + std::to_string(layout.dim()) + " parameters");
-        const StateSpace space(to_kind(kind), n_topics, K, max_states);
+        const StateSpace space = make_space(kind, n_topics, K, max_states);
         carray<double> out({static_cast<py::ssize_t>(items.L), static_cast<py::ssize_t>(space.size())});
         double* data = out.mutable_data();
         {
           py::gil_scoped_release release;
-          click_table(items.X, items.topics, items.L, theta.data(), layout, static_cast<Link>(link), space, data);
+          Interrupt stop(bind::python_signal_poll());
+          click_table(items.X, items.topics, items.L, theta.data(), layout, static_cast<Link>(link), space, data, &stop);
         }
         return out;
       },
@@ -232,22 +343,23 @@ void bind_cascade(py::module_& m) {
         const auto L = static_cast<std::size_t>(P.shape(0));
         require(topics.shape(0) == P.shape(0), "topics: expected one topic per row of the click table");
         require(static_cast<std::size_t>(K) <= L, "K: expected K <= the number of items");
-        const StateSpace space(to_kind(kind), n_topics, K, max_states);
+        const StateSpace space = make_space(kind, n_topics, K, max_states);
         require(P.shape(1) >= space.size(), "probabilities: expected at least " + std::to_string(space.size()) +
                                                 " state columns for K = " + std::to_string(K));
         const auto stride = static_cast<std::size_t>(P.shape(1));
         PlanResult result;
         {
           py::gil_scoped_release release;
+          Interrupt stop(bind::python_signal_poll());
           if (static_cast<Planner>(method) == Planner::brute) {
-            result = plan_brute(P.data(), stride, L, topics.data(), space, max_orderings);
+            result = plan_brute(P.data(), stride, L, topics.data(), space, max_orderings, &stop);
           } else {
             TopLists lists;
-            top_lists_from_table(P.data(), stride, topics.data(), L, space, lists);
+            top_lists_from_table(P.data(), stride, topics.data(), L, space, lists, &stop);
             switch (static_cast<Planner>(method)) {
-              case Planner::exact: result = ExactSearch().run(space, lists); break;
-              case Planner::topic_dp: result = TopicDP().run(space, lists); break;
-              case Planner::greedy: result = plan_greedy(space, lists); break;
+              case Planner::exact: result = ExactSearch().run(space, lists, &stop); break;
+              case Planner::topic_dp: result = TopicDP().run(space, lists, &stop); break;
+              case Planner::greedy: result = plan_greedy(space, lists, &stop); break;
               default: throw invalid_argument("method: unknown planner code");
             }
           }
@@ -267,16 +379,18 @@ void bind_cascade(py::module_& m) {
         require(theta.ndim() == 1 && theta.shape(0) == layout.dim(),
                 "theta: expected " + std::to_string(layout.dim()) + " parameters");
         require(static_cast<std::size_t>(K) <= items.L, "K: expected K <= the number of items");
-        const StateSpace space(to_kind(kind), n_topics, K, max_states);
+        const StateSpace space = make_space(kind, n_topics, K, max_states);
         PlanResult result;
         {
           py::gil_scoped_release release;
+          Interrupt stop(bind::python_signal_poll());
           TopLists lists;
-          top_lists_from_model(items.X, items.topics, items.L, theta.data(), layout, static_cast<Link>(link), space, lists);
+          top_lists_from_model(items.X, items.topics, items.L, theta.data(), layout, static_cast<Link>(link), space, lists,
+                               &stop);
           switch (static_cast<Planner>(method)) {
-            case Planner::exact: result = ExactSearch().run(space, lists); break;
-            case Planner::topic_dp: result = TopicDP().run(space, lists); break;
-            case Planner::greedy: result = plan_greedy(space, lists); break;
+            case Planner::exact: result = ExactSearch().run(space, lists, &stop); break;
+            case Planner::topic_dp: result = TopicDP().run(space, lists, &stop); break;
+            case Planner::greedy: result = plan_greedy(space, lists, &stop); break;
             default: throw invalid_argument("method: 'brute' plans on click tables");
           }
         }
@@ -304,6 +418,7 @@ void bind_cascade(py::module_& m) {
              cfg.delta = delta;
              cfg.S = S;
              cfg.max_states = max_states;
+             py::gil_scoped_release release;
              return std::make_unique<PyLearner>(cfg, seed, stream);
            }),
            py::arg("type"), py::arg("K"), py::arg("n_topics"), py::arg("n_features"), py::arg("state"),
@@ -313,7 +428,9 @@ void bind_cascade(py::module_& m) {
       .def("update", &PyLearner::update, py::arg("X"), py::arg("topics"), py::arg("cascade"), py::arg("first_click"))
       .def("optimistic_table", &PyLearner::optimistic_table, py::arg("X"), py::arg("topics"))
       .def("item_scores", &PyLearner::item_scores, py::arg("X"), py::arg("topics"))
-      .def("state", &PyLearner::state);
+      .def("state", &PyLearner::state)
+      .def("export_state", &PyLearner::export_state)
+      .def("import_state", &PyLearner::import_state, py::arg("state"));
 
   m.def(
       "cascade_simulate",
@@ -321,7 +438,7 @@ void bind_cascade(py::module_& m) {
          int K, double optimal_value, const py::list& learners, std::int64_t T, std::int64_t n_runs,
          std::uint64_t seed, unsigned n_threads, bool record, std::size_t max_states, std::int64_t first_run) {
         const ItemsView items = items_view(X, topics, n_topics);
-        const StateSpace space(to_kind(kind), n_topics, K, max_states);
+        const StateSpace space = make_space(kind, n_topics, K, max_states);
         bind::require_ndim(P, 2, "P");
         require(P.shape(0) == static_cast<py::ssize_t>(items.L) && P.shape(1) == space.size(),
                 "P: expected the true click table of shape (L, S)");

@@ -11,23 +11,40 @@ a ``dask.distributed.Client`` (any cluster; a ``LocalCluster`` in the examples):
     with LocalCluster(n_workers=2, threads_per_worker=1) as cluster, Client(cluster) as client:
         fitted = pkd.fit_ensemble(EnsembleForwardSelection(k=20, n_estimators=2000), X, y, client=client)
 
-``client=None`` runs the same chunks one after the other in this process (useful for progress bars
-on long local runs). ``progress=True`` shows a tqdm bar when tqdm is installed and prints a one-line
-summary otherwise. Requires the ``dask`` extra: ``pip install "paperkernels[dask]"``.
+``client`` may be a ``dask.distributed.Client``, a cluster (e.g. a ``LocalCluster``) or a scheduler
+address such as ``"tcp://10.0.0.5:8786"``; for a cluster or an address a client is connected for
+the call and closed after it (except :func:`encode_shapes`, whose persisted result needs a
+``Client``). ``client=None`` runs the same chunks one after the other in this process (useful for
+progress bars on long local runs).
+
+Limits are those of the single call, checked for the whole call before any chunk is queued: a
+batch that the local function refuses (for instance for the size of its results, see
+``paperkernels.limits``) is refused here too, whatever the chunking. At most :data:`MAX_CHUNKS`
+chunks are queued per call. ``progress=True`` shows a tqdm bar when tqdm is installed and prints a
+one-line summary otherwise. Requires the ``dask`` extra: ``pip install "paperkernels[dask]"``.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, replace
 from itertools import product
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ._limits import check_result_bytes
 from ._progress import Progress
 from ._validation import as_int
 
-__all__ = ["chunk_ranges", "map_chunks", "GridCell", "run_many", "run_grid", "simulate", "simulate_many", "fit_ensemble", "encode_shapes"]
+__all__ = [
+    "MAX_CHUNKS", "ChunkRanges", "chunk_ranges", "map_chunks", "GridCell", "run_many", "run_grid", "simulate",
+    "simulate_many", "fit_ensemble", "encode_shapes",
+]
+
+#: Largest number of chunks one call queues (each chunk is a task with its own overhead).
+MAX_CHUNKS = 100_000
 
 
 def _require_distributed():
@@ -41,8 +58,51 @@ def _require_distributed():
     return distributed
 
 
-def chunk_ranges(n: int, chunk_size: int) -> List[Tuple[int, int]]:
-    """Consecutive ``(start, count)`` chunks covering ``range(n)``.
+class ChunkRanges(SequenceABC):
+    """The consecutive ``(start, count)`` chunks covering ``range(n)``, computed on demand (like
+    ``range``: its length and any chunk cost O(1), whatever the number of chunks)."""
+
+    __slots__ = ("n", "chunk_size")
+
+    def __init__(self, n: int, chunk_size: int) -> None:
+        self.n = n
+        self.chunk_size = chunk_size
+
+    def __len__(self) -> int:
+        return -(-self.n // self.chunk_size)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        length = len(self)
+        i = as_int(index, "index")
+        if i < 0:
+            i += length
+        if not 0 <= i < length:
+            raise IndexError(f"chunk index {index} out of range for {length} chunks")
+        start = i * self.chunk_size
+        return (start, min(self.chunk_size, self.n - start))
+
+    def __iter__(self) -> Iterator[Tuple[int, int]]:
+        for start in range(0, self.n, self.chunk_size):
+            yield (start, min(self.chunk_size, self.n - start))
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, ChunkRanges):
+            return len(self) == len(other) and (len(self) == 0 or (self.n, self.chunk_size) == (other.n, other.chunk_size))
+        if isinstance(other, (list, tuple)):
+            return len(other) == len(self) and all(a == tuple(b) for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"ChunkRanges(n={self.n}, chunk_size={self.chunk_size})"
+
+
+def chunk_ranges(n: int, chunk_size: int) -> ChunkRanges:
+    """Consecutive ``(start, count)`` chunks covering ``range(n)``, as a lazy sequence.
+
+    The chunks are produced on demand (``len``, indexing and iteration cost nothing up front), so
+    ``chunk_ranges(10**7, 1)`` returns at once; it compares equal to the list of its chunks.
 
     Parameters
     ----------
@@ -53,8 +113,9 @@ def chunk_ranges(n: int, chunk_size: int) -> List[Tuple[int, int]]:
 
     Returns
     -------
-    list of (int, int)
-        ``(start, count)`` pairs in increasing order of ``start``; empty when ``n == 0``.
+    ChunkRanges
+        A sequence of ``(start, count)`` pairs in increasing order of ``start``; empty when
+        ``n == 0``.
 
     Raises
     ------
@@ -64,12 +125,42 @@ def chunk_ranges(n: int, chunk_size: int) -> List[Tuple[int, int]]:
     Examples
     --------
     >>> from paperkernels.distributed import chunk_ranges
-    >>> chunk_ranges(10, 4)
+    >>> list(chunk_ranges(10, 4))
     [(0, 4), (4, 4), (8, 2)]
+    >>> len(chunk_ranges(10**7, 1))
+    10000000
     """
     n = as_int(n, "n", low=0)
     chunk_size = as_int(chunk_size, "chunk_size", low=1)
-    return [(start, min(chunk_size, n - start)) for start in range(0, n, chunk_size)]
+    return ChunkRanges(n, chunk_size)
+
+
+def _connected(client: Any) -> bool:
+    return all(hasattr(client, name) for name in ("submit", "gather", "nthreads"))
+
+
+@contextlib.contextmanager
+def _client_scope(client: Any) -> Iterator[Any]:
+    """A usable client for ``client``: None, a Client as given, or one connected to a cluster
+    object or a scheduler address for the duration of the block."""
+    if client is None or _connected(client):
+        yield client
+        return
+    is_cluster = hasattr(client, "scheduler_address") and not isinstance(client, type)
+    if not (isinstance(client, str) or is_cluster):
+        raise TypeError(
+            f"client: expected a dask.distributed.Client, a cluster (e.g. LocalCluster) or a scheduler address "
+            f"string, got {type(client).__name__}"
+        )
+    distributed = _require_distributed()
+    try:
+        connected = distributed.Client(client, set_as_default=False, timeout="10s")
+    except Exception as exc:  # an unreachable address, a closed cluster
+        raise ValueError(f"client: could not connect to {client!r} ({type(exc).__name__}: {exc})") from None
+    try:
+        yield connected
+    finally:
+        connected.close()
 
 
 def _default_chunk_size(n: int, client: Any) -> int:
@@ -90,7 +181,8 @@ def map_chunks(
 ) -> List[Any]:
     """``[fn(*args) for args in chunks]``, on the cluster's workers when ``client`` is given.
 
-    Results come back in chunk order whatever order the workers finish in.
+    Results come back in chunk order whatever order the workers finish in. ``client`` may also be
+    a cluster or a scheduler address (see the module notes).
 
     Parameters
     ----------
@@ -99,8 +191,9 @@ def map_chunks(
         (a module-level function).
     chunks : sequence of tuple
         The arguments of each call.
-    client : dask.distributed.Client, optional
-        Where to run the calls. ``None`` runs them one after the other in this process.
+    client : dask.distributed.Client, cluster or str, optional
+        Where to run the calls: a Client, a cluster object (e.g. ``LocalCluster``) or a scheduler
+        address, connected for the call. ``None`` runs them one after the other in this process.
     progress : bool
         Show a progress bar (tqdm when installed, a one-line summary otherwise).
     desc : str
@@ -115,6 +208,8 @@ def map_chunks(
     ------
     ImportError
         When a ``client`` is given but dask.distributed is not installed.
+    TypeError
+        When ``client`` is neither a Client, a cluster nor an address string.
 
     Examples
     --------
@@ -122,6 +217,11 @@ def map_chunks(
     >>> map_chunks(pow, [(2, 3), (3, 2)])
     [8, 9]
     """
+    with _client_scope(client) as client:
+        return _map_chunks(fn, chunks, client, progress, desc)
+
+
+def _map_chunks(fn: Callable[..., Any], chunks: Sequence[Tuple[Any, ...]], client: Any, progress: bool, desc: str) -> List[Any]:
     with Progress(len(chunks), progress, desc) as bar:
         if client is None:
             results = []
@@ -136,8 +236,15 @@ def map_chunks(
         return client.gather(futures)
 
 
-def _split(n: int, chunk_size: Optional[int], client: Any) -> List[Tuple[int, int]]:
-    return chunk_ranges(n, _default_chunk_size(n, client) if chunk_size is None else chunk_size)
+def _split(n: int, chunk_size: Optional[int], client: Any, already: int = 0) -> ChunkRanges:
+    """Chunks of ``range(n)``; refused when, with ``already`` chunks queued, they pass MAX_CHUNKS."""
+    chunks = chunk_ranges(n, _default_chunk_size(n, client) if chunk_size is None else chunk_size)
+    if already + len(chunks) > MAX_CHUNKS:
+        raise ValueError(
+            f"chunk_size: the call would queue {already + len(chunks)} chunks, above MAX_CHUNKS = {MAX_CHUNKS} "
+            "(paperkernels.distributed.MAX_CHUNKS); use a larger chunk_size"
+        )
+    return chunks
 
 
 # -- toptwo ----------------------------------------------------------------------------------------
@@ -256,24 +363,37 @@ def run_grid(
     True
     """
     from ._seed import as_seed
+    from ._validation import plain_array
 
-    n_runs = as_int(n_runs, "n_runs", low=1)
+    n_runs = as_int(n_runs, "n_runs", low=1, high=2**62)
     seed = as_seed(seed)
     for name in ("n_threads", "first_run"):
         if name in options:
             raise ValueError(f"{name}: chosen by the distributed helper, not accepted here")
-    cells, tasks, owners = [], [], []
-    for mu, delta, rule, threshold in product(instances, deltas, rules, thresholds):
-        cells.append((np.asarray(mu, dtype=np.float64), delta, rule, threshold))
-        cell_options = dict(options, rule=rule, threshold=threshold)
-        for first, count in _split(n_runs, chunk_size, client):
-            tasks.append((mu, delta, count, seed, first, cell_options))
-            owners.append(len(cells) - 1)
-    if not cells:
-        raise ValueError("instances, deltas, rules, thresholds: expected at least one value each")
-    parts = map_chunks(_run_range, tasks, client, progress=progress, desc="episodes")
-    return [GridCell(*cell, result=_join_runs([p for p, o in zip(parts, owners) if o == index]))
-            for index, cell in enumerate(cells)]
+    with _client_scope(client) as client:
+        cells, tasks, owners = [], [], []
+        total_bytes = 0
+        for mu, delta, rule, threshold in product(instances, deltas, rules, thresholds):
+            values = plain_array(mu, "instances", dtype=np.float64)
+            cells.append((values, delta, rule, threshold))
+            # The local run_many keeps tau, recommendation and a hit flag (17 bytes) and rows N, S
+            # of every arm (16 bytes per arm) for each run: the limit applies to the whole call.
+            total_bytes += n_runs * (17 + 16 * int(values.size))
+            check_result_bytes(
+                total_bytes, "n_runs", f"the results of {len(cells)} configuration(s) x {n_runs} runs",
+                "run fewer runs or configurations per call",
+            )
+            cell_options = dict(options, rule=rule, threshold=threshold)
+            for first, count in _split(n_runs, chunk_size, client, already=len(tasks)):
+                tasks.append((mu, delta, count, seed, first, cell_options))
+                owners.append(len(cells) - 1)
+        if not cells:
+            raise ValueError("instances, deltas, rules, thresholds: expected at least one value each")
+        parts = _map_chunks(_run_range, tasks, client, progress, "episodes")
+    by_cell: List[List[Any]] = [[] for _ in cells]
+    for part, owner in zip(parts, owners):
+        by_cell[owner].append(part)
+    return [GridCell(*cell, result=_join_runs(by_cell[index])) for index, cell in enumerate(cells)]
 
 
 def run_many(
@@ -395,20 +515,49 @@ def simulate_many(
     [(1, 4, 200), (1, 4, 200)]
     """
     from ._seed import as_seed
+    from .cascade import CascadeEnvironment
+    from .cascade._simulation import check_learners, check_result_size
 
-    tasks, owners = [], []
+    if isinstance(studies, dict) or not hasattr(studies, "__iter__"):
+        raise TypeError(f"studies: expected a list of dicts of simulate arguments, got {type(studies).__name__}")
+    studies = list(studies)
+    checked = []
+    total_bytes = 0
     for index, study in enumerate(studies):
+        if not isinstance(study, dict):
+            raise TypeError(f"studies[{index}]: expected a dict of simulate arguments, got {type(study).__name__}")
         unknown = set(study) - {"env", "learners", "T", "n_seeds", "seed", "record"}
         if unknown:
             raise ValueError(f"studies[{index}]: unexpected keys {sorted(unknown)}")
-        n_seeds = as_int(study.get("n_seeds", 1), f"studies[{index}].n_seeds", low=1)
+        for key in ("env", "learners", "T"):
+            if key not in study:
+                raise TypeError(f"{key}: missing from studies[{index}] (simulate needs env, learners and T)")
+        env = study["env"]
+        if not isinstance(env, CascadeEnvironment):
+            raise TypeError(f"env: studies[{index}] holds a {type(env).__name__}, expected a CascadeEnvironment")
+        learners = check_learners(study["learners"])
+        T = as_int(study["T"], "T", low=1)
+        n_seeds = as_int(study.get("n_seeds", 1), f"studies[{index}].n_seeds", low=1, high=2**32)
         seed = as_seed(study.get("seed"), f"studies[{index}].seed")
-        for first, count in _split(n_seeds, chunk_size, client):
-            tasks.append((study["env"], list(study["learners"]), study["T"], count, seed, first,
-                          bool(study.get("record", False))))
-            owners.append(index)
-    parts = map_chunks(_simulate_range, tasks, client, progress=progress, desc="runs")
-    return [_join_simulations([p for p, o in zip(parts, owners) if o == index]) for index in range(len(studies))]
+        record = study.get("record", False)
+        if not isinstance(record, (bool, np.bool_)):
+            raise TypeError(f"record: expected a bool in studies[{index}], got {type(record).__name__}")
+        # The limits of the single call, for the whole study and then for all studies together.
+        check_result_size(len(learners), n_seeds, T, env.K, bool(record))
+        total_bytes += len(learners) * n_seeds * T * (8 + (4 * env.K + 1 if record else 0))
+        check_result_bytes(total_bytes, "studies", f"the results of {index + 1} studies", "run fewer studies per call")
+        checked.append((env, learners, T, n_seeds, seed, bool(record)))
+    with _client_scope(client) as client:
+        tasks, owners = [], []
+        for index, (env, learners, T, n_seeds, seed, record) in enumerate(checked):
+            for first, count in _split(n_seeds, chunk_size, client, already=len(tasks)):
+                tasks.append((env, learners, T, count, seed, first, record))
+                owners.append(index)
+        parts = _map_chunks(_simulate_range, tasks, client, progress, "runs")
+    by_study: List[List[Any]] = [[] for _ in checked]
+    for part, owner in zip(parts, owners):
+        by_study[owner].append(part)
+    return [_join_simulations(p) for p in by_study]
 
 
 def simulate(
@@ -532,14 +681,19 @@ def fit_ensemble(
     >>> bool(np.array_equal(split.coef_path_, whole.coef_path_))
     True
     """
+    with _client_scope(client) as client:
+        return _fit_ensemble(estimator, X, y, client, chunk_size, progress)
+
+
+def _fit_ensemble(estimator: Any, X: Any, y: Any, client: Any, chunk_size: Optional[int], progress: bool) -> Any:
     X, y, params, seed, design = estimator._prepare_fit(X, y)
     response = design.response(y)  # here, once: the workers' BLAS may round X^T y differently
     ranges = _split(params["n_learners"], chunk_size, client)
     options = dict(k=params["k"], m=params["m"], criterion=params["criterion"], tol=params["tol"], seed=seed,
                    n_threads=1 if client is not None else params["n_threads"])
     shipped = client.scatter([design, response], broadcast=True, hash=False) if client is not None else [design, response]
-    parts = map_chunks(_fit_learner_range, [(*shipped, first, count, options) for first, count in ranges],
-                       client, progress=progress, desc="learners")
+    parts = _map_chunks(_fit_learner_range, [(*shipped, first, count, options) for first, count in ranges],
+                        client, progress, "learners")
     result = design.combine(parts, y_mean=response.y_mean, m=params["m"], n_threads=params["n_threads"])
     return estimator._finish_fit(result, params, X.shape[1])
 
@@ -573,7 +727,8 @@ def encode_shapes(
         polygons (any form :class:`paperkernels.shapes.XShapeEncoder` accepts).
     client : dask.distributed.Client, optional
         With a client the array is persisted on the cluster (the work starts at once;
-        ``progress=True`` follows it); without, it stays lazy and runs on ``compute()``.
+        ``progress=True`` follows it); without, it stays lazy and runs on ``compute()``. The
+        persisted codes live on the client, so it must be a connected ``Client`` here.
     chunk_size : int
         Shapes per task (default 1024).
     progress : bool
@@ -586,6 +741,8 @@ def encode_shapes(
 
     Raises
     ------
+    TypeError
+        When ``client`` is a cluster, an address or anything but a connected Client.
     ValueError
         When ``shapes`` is empty or an array is not 3-dimensional; the encoder's errors for bad
         shapes surface when the codes are computed.
@@ -602,10 +759,25 @@ def encode_shapes(
     >>> bool(np.array_equal(codes.compute(), encoder.encode_geometry(masks)))
     True
     """
+    if client is not None and not _connected(client):
+        raise TypeError(
+            f"client: encode_shapes needs a connected dask.distributed.Client (the persisted codes live on it), "
+            f"got {type(client).__name__}; pass Client(cluster_or_address)"
+        )
+    return _encode_shapes(encoder, shapes, client, chunk_size, progress)
+
+
+def _encode_shapes(encoder: Any, shapes: Any, client: Any, chunk_size: int, progress: bool) -> Any:
     import dask
     import dask.array as da
 
     chunk_size = as_int(chunk_size, "chunk_size", low=1)
+    n_shapes = len(shapes) if hasattr(shapes, "__len__") else 0
+    if -(-n_shapes // chunk_size) > MAX_CHUNKS:
+        raise ValueError(
+            f"chunk_size: {n_shapes} shapes in chunks of {chunk_size} make more than MAX_CHUNKS = {MAX_CHUNKS} "
+            "chunks (paperkernels.distributed.MAX_CHUNKS); use a larger chunk_size"
+        )
     width = encoder.length
     if isinstance(shapes, da.Array):
         if shapes.ndim != 3:

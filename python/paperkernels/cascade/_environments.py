@@ -10,9 +10,10 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import _core
+from .._limits import check_result_bytes
 from .._seed import SeedLike, as_seed
-from .._validation import as_array, as_choice
-from ._model import FEATURE_MAPS, LINKS, STATE_KINDS, TopicCascadeModel, check_n_topics
+from .._validation import as_array, as_choice, as_int
+from ._model import FEATURE_MAPS, LINKS, STATE_KINDS, TopicCascadeModel, check_K, check_n_topics
 from ._simulation import CascadeEnvironment
 
 _DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -59,8 +60,17 @@ def reference_environment(
     ``theta_x ~ U(0.2, 0.4)``, ``Gamma`` off-diagonal ``~ U(-0.05, 0.15)`` and diagonal -0.10,
     linear link, "transition" features, "set" states. The draws use the package's own generator
     (streams 0, 1, 2 of ``seed``), so an environment is the same on every platform.
+    ``n_items``, ``n_topics``, ``K`` and ``n_features`` change the sizes (topic ``i mod n_topics``).
     """
     seed = as_seed(seed)
+    n_items = as_int(n_items, "n_items", low=1)
+    n_topics = check_n_topics(n_topics, "set")
+    K = check_K(K, n_items)
+    n_features = as_int(n_features, "n_features", low=1)
+    check_result_bytes(
+        8 * (n_items * (2 * n_features + 1) + n_topics * n_topics + n_features), "n_items, n_features",
+        f"the features of {n_items} items x {n_features} features", "use fewer items or features",
+    )
     X = _normalise_rows(_uniforms(seed, 0, (n_items, n_features)))
     topics = np.arange(n_items) % n_topics
     model = TopicCascadeModel.from_parts(X, topics, _default_theta_x(seed, n_features), _default_gamma(seed, n_topics))

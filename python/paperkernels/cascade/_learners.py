@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Dict, Optional
 
 import numpy as np
 
 from .. import _core
 from .._seed import SeedLike, as_seed
-from .._validation import as_array, as_choice, as_float, as_int
-from ._model import _FEATURE_CODE, _KIND_CODE, _LINK_CODE, FEATURE_MAPS, LINKS, MAX_STATES, STATE_KINDS, check_K, check_n_topics
+from .._validation import aligned, as_array, as_choice, as_float, as_int
+from ._model import (
+    _FEATURE_CODE,
+    _KIND_CODE,
+    _LINK_CODE,
+    FEATURE_MAPS,
+    LINKS,
+    MAX_STATES,
+    STATE_KINDS,
+    check_cascade,
+    check_K,
+    check_n_topics,
+    count_states,
+)
 from ._planning import _PLANNER_CODE
 
 _TYPE_CODE = {"topic_ucb": 0, "lin_ucb": 1, "ucb1": 2, "kl_ucb": 3, "random": 4}
@@ -22,6 +35,15 @@ class CascadeLearner:
     The dimensions (``K``, ``n_topics``, ``n_features``) may be left out when the learner is only
     passed to :func:`simulate`, which takes them from the environment; stepping by hand needs ``K``
     and ``n_topics`` (``n_features`` is read from the first ``X``).
+
+    Thread safety: one learner may be shared by several threads. Its calls are serialised (each
+    ``select``, ``update`` and query runs alone, under a lock), so the learner ends in the state of
+    the calls applied one after the other in the order they took the lock. The C++ work runs
+    without the GIL, and long calls stop on Ctrl-C.
+
+    Pickling: learners pickle and copy (``copy.copy`` and ``copy.deepcopy`` give independent
+    learners) before and after their first ``select``; a restored learner continues exactly as
+    the original would (same cascades, same statistics, same random draws).
     """
 
     _type = ""
@@ -34,6 +56,27 @@ class CascadeLearner:
         self._cpp: Optional[Any] = None
         self._last: Optional[tuple] = None
         self._seed = 0
+        self._lock = threading.RLock()
+
+    def __getstate__(self) -> Dict[str, Any]:
+        with self._lock:
+            state = dict(self.__dict__)
+            del state["_lock"]
+            state["_cpp"] = None if self._cpp is None else self._cpp.export_state()
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        state = dict(state)
+        saved = state.pop("_cpp", None)
+        self.__dict__.update(state)
+        if self._last is not None:  # arrays unpickled from out-of-band buffers may be misaligned
+            self._last = tuple(aligned(a) for a in self._last)
+        self._lock = threading.RLock()
+        self._cpp = None
+        if saved is not None:
+            cpp = self._make(self.K, self.n_topics, self.n_features, self._seed, 0)
+            cpp.import_state(saved)
+            self._cpp = cpp
 
     @property
     def name(self) -> str:
@@ -51,6 +94,8 @@ class CascadeLearner:
         return dict(state=0, features=0, link=0, planner=0, lam=1.0, beta=float("nan"), delta=0.05, S=1.0)
 
     def _make(self, K: int, n_topics: int, n_features: int, seed: int = 0, stream: int = 0) -> Any:
+        if self._type == "topic_ucb":
+            count_states(self.state, n_topics, K, MAX_STATES)  # refuses oversized spaces at once
         return _core.cascade_Learner(
             type=_TYPE_CODE[self._type], K=K, n_topics=n_topics, n_features=n_features,
             max_states=MAX_STATES, seed=seed, stream=stream, **self._options(),
@@ -98,9 +143,10 @@ class CascadeLearner:
         -------
         numpy.ndarray of K distinct item indices, top position first.
         """
-        X, t = self._items(X, topics)
-        cascade = self._cpp.select(X, t).astype(np.int64)
-        self._last = (X, t)
+        with self._lock:
+            X, t = self._items(X, topics)
+            cascade = self._cpp.select(X, t).astype(np.int64)
+            self._last = (X, t)
         return cascade
 
     def update(self, cascade: Any, first_click: Optional[int], *, X: Any = None, topics: Any = None) -> None:
@@ -115,21 +161,29 @@ class CascadeLearner:
             positions up to and including it were examined (label 1 at the click, 0 above it).
         X, topics : optional
             The items of the round; default: those of the last ``select`` call.
+
+        Raises
+        ------
+        ValueError
+            For a cascade that is not K distinct items of the round, a bad ``first_click``, or
+            features so large that the estimate would overflow (``X``). A refused update changes
+            nothing.
         """
-        if X is None and topics is None:
-            if self._last is None:
-                raise ValueError("X, topics: no select() call to take the items from; pass X and topics")
-            X, t = self._last
-        else:
-            if X is None or topics is None:
-                raise ValueError("X, topics: pass both or neither")
-            X, t = self._items(X, topics)
-        c = as_array(cascade, "cascade", dtype=np.int32, ndim=1)
-        if first_click is None:
-            position = -1
-        else:
-            position = as_int(first_click, "first_click", low=-1, high=self.K - 1)
-        self._cpp.update(X, t, c, position)
+        with self._lock:
+            if X is None and topics is None:
+                if self._last is None:
+                    raise ValueError("X, topics: no select() call to take the items from; pass X and topics")
+                X, t = self._last
+            else:
+                if X is None or topics is None:
+                    raise ValueError("X, topics: pass both or neither")
+                X, t = self._items(X, topics)
+            c = check_cascade(cascade, int(X.shape[0]), self.K).astype(np.int32)
+            if first_click is None:
+                position = -1
+            else:
+                position = as_int(first_click, "first_click", low=-1, high=self.K - 1)
+            self._cpp.update(X, t, c, position)
 
     @property
     def rounds(self) -> int:
@@ -226,8 +280,9 @@ class TopicCascadeUCB(CascadeLearner):
 
     def optimistic_table(self, X: Any, topics: Any) -> np.ndarray:
         """Optimistic click probabilities of every item in every state (L, S) for the current estimate."""
-        X, t = self._items(X, topics)
-        return self._cpp.optimistic_table(X, t)
+        with self._lock:
+            X, t = self._items(X, topics)
+            return self._cpp.optimistic_table(X, t)
 
     @property
     def theta(self) -> Optional[np.ndarray]:
@@ -288,8 +343,9 @@ class CascadeLinUCB(CascadeLearner):
 
     def scores(self, X: Any, topics: Any) -> np.ndarray:
         """The current upper confidence bound of every item."""
-        X, t = self._items(X, topics)
-        return self._cpp.item_scores(X, t)
+        with self._lock:
+            X, t = self._items(X, topics)
+            return self._cpp.item_scores(X, t)
 
     @property
     def theta(self) -> Optional[np.ndarray]:
@@ -304,8 +360,9 @@ class _ItemIndexLearner(CascadeLearner):
 
     def scores(self, X: Any, topics: Any) -> np.ndarray:
         """The current index of every item (inf for items never examined)."""
-        X, t = self._items(X, topics)
-        return self._cpp.item_scores(X, t)
+        with self._lock:
+            X, t = self._items(X, topics)
+            return self._cpp.item_scores(X, t)
 
 
 class CascadeUCB1(_ItemIndexLearner):

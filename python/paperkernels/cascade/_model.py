@@ -7,7 +7,8 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .. import _core
-from .._validation import as_array, as_choice, as_int, realign_state
+from .._limits import check_result_bytes
+from .._validation import as_array, as_choice, as_int, plain_array, realign_state
 
 STATE_KINDS = ("set", "count", "last")
 FEATURE_MAPS = ("transition", "coverage")
@@ -57,9 +58,40 @@ def check_topics(topics: Any, n_items: Optional[int], n_topics: Optional[int], s
     return t, m
 
 
+def count_states(kind: str, n_topics: int, K: int, max_states: Optional[int] = None) -> int:
+    """Number of states reachable before positions 1..K, counted without listing them.
+
+    "set": subsets of at most K - 1 topics; "count": multisets of at most K - 1 topics; "last":
+    the empty state plus one state per topic (K >= 2). With ``max_states``, a larger space is
+    refused (ValueError naming K and n_topics) as soon as the count passes it.
+    """
+    depth = K - 1
+    if kind == "last":
+        total = 1 + (n_topics if depth >= 1 else 0)
+    else:
+        total, layer = 0, 1  # layer: states at depth j, C(m, j) or C(m + j - 1, j)
+        for j in range(depth + 1):
+            if j > 0:
+                layer = layer * (n_topics - j + 1) // j if kind == "set" else layer * (n_topics + j - 1) // j
+            if layer == 0:
+                break
+            total += layer
+            if max_states is not None and total > max_states:
+                break
+    if max_states is not None and total > max_states:
+        raise ValueError(
+            f"K, n_topics: the {kind!r} state space with {n_topics} topics and K = {K} has more than "
+            f"{max_states} states (max_states)"
+        )
+    return total
+
+
 def check_cascade(cascade: Any, n_items: int, K: Optional[int] = None) -> np.ndarray:
-    """A cascade: a 1-d array of distinct item indices."""
-    c = as_array(cascade, "cascade", dtype=np.int64, ndim=1)
+    """A cascade: a 1-d array of distinct item indices (checked before any narrowing cast)."""
+    raw = plain_array(cascade, "cascade")
+    if raw.dtype.kind in "uf" and raw.size and np.all(np.isfinite(raw)) and (raw.max() >= 2.0**63 or raw.min() < -(2.0**63)):
+        raise ValueError(f"cascade: expected item indices in [0, {n_items}), got values in [{raw.min()}, {raw.max()}]")
+    c = as_array(raw, "cascade", dtype=np.int64, ndim=1)
     if K is not None and c.shape[0] != K:
         raise ValueError(f"cascade: expected {K} items, got {c.shape[0]}")
     if c.min() < 0 or c.max() >= n_items:
@@ -104,6 +136,12 @@ class StateSpace:
         self.n_topics = check_n_topics(n_topics, self.kind)
         self.K = check_K(K, state=self.kind)
         self.max_states = as_int(max_states, "max_states", low=1)
+        n_states = count_states(self.kind, self.n_topics, self.K, self.max_states)
+        check_result_bytes(
+            n_states * (2 * self.n_topics + 3) * 8, "K, n_topics",
+            f"the {n_states} states (topic vectors and transitions of {self.n_topics} topics)",
+            "use fewer topics or a shorter cascade",
+        )
         raw = _core.cascade_state_space(_KIND_CODE[self.kind], self.n_topics, self.K, self.max_states)
         #: (S, m) topic vectors of the states.
         self.vectors: np.ndarray = raw["vectors"]
@@ -111,7 +149,14 @@ class StateSpace:
         self.depth: np.ndarray = raw["depth"]
         #: (S, m) index of the state after showing an item of each topic (-1: needs K or more items).
         self.next: np.ndarray = raw["next"]
-        self._index = {tuple(v): s for s, v in enumerate(self.vectors.tolist())}
+        self._index: Optional[dict] = None  # vector -> column, built on first use
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_index"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(realign_state(state))
+        self._index = None
 
     def __len__(self) -> int:
         return int(self.vectors.shape[0])
@@ -122,6 +167,8 @@ class StateSpace:
     def index(self, vector: Any) -> int:
         """Column of the state with topic vector ``vector``; ValueError if it is not in the space."""
         z = as_array(vector, "vector", dtype=np.int64, shape=(self.n_topics,), allow_empty=True)
+        if self._index is None:
+            self._index = {tuple(v): s for s, v in enumerate(self.vectors.tolist())}
         try:
             return self._index[tuple(z.tolist())]
         except KeyError:
@@ -189,6 +236,8 @@ class TopicCascadeModel:
     def __setstate__(self, state: dict) -> None:
         # Arrays unpickled from out-of-band buffers can be misaligned; the C++ core reads them directly.
         self.__dict__.update(realign_state(state))
+        for a in (self.X, self.topics, self.theta):
+            a.setflags(write=False)  # unpickled arrays come back writable
 
     def __init__(
         self,
@@ -204,9 +253,12 @@ class TopicCascadeModel:
         self.link = as_choice(link, "link", LINKS)
         self.features = as_choice(features, "features", FEATURE_MAPS)
         self.state = as_choice(state, "state", STATE_KINDS)
-        self.X = as_array(X, "X", ndim=2)
-        self.topics, self.n_topics = check_topics(topics, self.X.shape[0], n_topics, self.state)
-        self.theta = as_array(theta, "theta", ndim=1, shape=(self.dim,))
+        # Own copies, frozen: the caller's arrays stay writable and later changes to them do not
+        # reach the model.
+        self.X = as_array(X, "X", ndim=2).copy()
+        topics, self.n_topics = check_topics(topics, self.X.shape[0], n_topics, self.state)
+        self.topics = topics.copy()
+        self.theta = as_array(theta, "theta", ndim=1, shape=(self.dim,)).copy()
         for a in (self.X, self.topics, self.theta):
             a.setflags(write=False)
 
@@ -286,6 +338,12 @@ class TopicCascadeModel:
             shape = np.broadcast_shapes(i.shape, z.shape[:-1])
         except ValueError:
             raise ValueError(f"items, states: shapes {i.shape} and {z.shape[:-1]} (+ topic axis) do not broadcast") from None
+        n = int(np.prod(shape, dtype=object))
+        check_result_bytes(
+            n * 8 * (self.n_features + self.n_topics + 4), "items, states",
+            f"the click probabilities of broadcast shape {shape} (with their intermediates)",
+            "evaluate fewer (item, state) pairs per call",
+        )
         i = np.broadcast_to(i, shape)
         z = np.broadcast_to(z, shape + (self.n_topics,))
         c = self.topics[i]
@@ -316,6 +374,12 @@ class TopicCascadeModel:
     def click_table(self, K: int, *, max_states: int = MAX_STATES) -> np.ndarray:
         """Click probabilities of every item in every state of ``state_space(K)``: shape (L, S)."""
         K = check_K(K, self.n_items, self.state)
+        max_states = as_int(max_states, "max_states", low=1)
+        n_states = count_states(self.state, self.n_topics, K, max_states)
+        check_result_bytes(
+            self.n_items * n_states * 8, "K", f"the click table of {self.n_items} items x {n_states} states",
+            "use a shorter cascade or fewer topics",
+        )
         return _core.cascade_click_table(
             self.X, self.topics, self.theta, _FEATURE_CODE[self.features], _LINK_CODE[self.link],
             _KIND_CODE[self.state], self.n_topics, K, max_states,
@@ -341,6 +405,8 @@ class ClickTable:
     def __setstate__(self, state: dict) -> None:
         # Arrays unpickled from out-of-band buffers can be misaligned; the C++ core reads them directly.
         self.__dict__.update(realign_state(state))
+        for a in (self.probabilities, self.topics):
+            a.setflags(write=False)  # unpickled arrays come back writable
 
     def __init__(self, probabilities: Any, topics: Any, K: int, *, state: str = "set", n_topics: Optional[int] = None) -> None:
         self.state = as_choice(state, "state", STATE_KINDS)
@@ -353,7 +419,8 @@ class ClickTable:
                 f"probabilities: expected {len(self.space)} columns (the {self.state!r} states for "
                 f"n_topics = {self.n_topics}, K = {self.K}), got {P.shape[1]}"
             )
-        self.probabilities = P
+        self.probabilities = P.copy()  # own frozen copies: the caller's arrays stay writable
+        self.topics = self.topics.copy()
         for a in (self.probabilities, self.topics):
             a.setflags(write=False)
 

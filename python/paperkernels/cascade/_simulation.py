@@ -8,6 +8,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import _core
+from .._limits import check_result_bytes
 from .._seed import SeedLike, as_seed
 from .._validation import aligned, as_choice, as_float, as_int, as_n_threads
 from ._learners import CascadeLearner
@@ -110,8 +111,37 @@ class SimulationResult:
         return [(name, float(m), float(s)) for name, m, s in zip(self.names, final.mean(axis=1), sem)]
 
 
-MAX_REGRET_BYTES = 4 * 2**30
-"""Largest regret array (learners x runs x rounds, float64) of one simulate call."""
+def check_learners(learners: Any) -> List[CascadeLearner]:
+    """The learners of a simulation as a non-empty list (one learner alone is refused with a hint)."""
+    if isinstance(learners, CascadeLearner):
+        raise TypeError(
+            f"learners: expected a list of learners, got a single {type(learners).__name__}; pass [learner]"
+        )
+    if isinstance(learners, (str, bytes)) or not hasattr(learners, "__iter__"):
+        raise TypeError(f"learners: expected a list of learners, got {type(learners).__name__}")
+    learners = list(learners)
+    if not learners:
+        raise ValueError("learners: expected at least one learner")
+    for j, learner in enumerate(learners):
+        if not isinstance(learner, CascadeLearner):
+            raise TypeError(f"learners[{j}]: expected a cascade learner, got {type(learner).__name__}")
+    return learners
+
+
+def check_result_size(n_learners: int, n_seeds: int, T: int, K: int, record: bool) -> None:
+    """Refuse up front a simulation whose results exceed ``paperkernels.limits.max_result_bytes``."""
+    entries = n_learners * n_seeds * T
+    check_result_bytes(
+        8 * entries, "T, n_seeds",
+        f"the regret array of {n_learners} learners x {n_seeds} runs x {T} rounds",
+        "simulate fewer runs per call (first_run=) or fewer rounds",
+    )
+    if record:
+        check_result_bytes(
+            (8 + 4 * K + 1) * entries, "record",
+            f"the regret and the recorded cascades and clicks of {n_learners} learners x {n_seeds} runs x {T} rounds",
+            "record fewer runs or rounds per call",
+        )
 
 
 def simulate(
@@ -161,28 +191,16 @@ def simulate(
     """
     if not isinstance(env, CascadeEnvironment):
         raise TypeError(f"env: expected a CascadeEnvironment, got {type(env).__name__}")
-    learners = list(learners)
-    if not learners:
-        raise ValueError("learners: expected at least one learner")
-    for j, learner in enumerate(learners):
-        if not isinstance(learner, CascadeLearner):
-            raise TypeError(f"learners[{j}]: expected a cascade learner, got {type(learner).__name__}")
+    learners = check_learners(learners)
     T = as_int(T, "T", low=1)
     n_seeds = as_int(n_seeds, "n_seeds", low=1, high=2**32)
-    size = 8 * len(learners) * n_seeds * T
-    if size > MAX_REGRET_BYTES:
-        raise ValueError(
-            f"T, n_seeds: the regret array of {len(learners)} learners x {n_seeds} runs x {T} rounds takes "
-            f"{size / 2**30:.3g} GiB, above the limit of {MAX_REGRET_BYTES / 2**30:.3g} GiB "
-            "(paperkernels.cascade._simulation.MAX_REGRET_BYTES); simulate fewer runs per call (first_run=) "
-            "or fewer rounds"
-        )
+    if not isinstance(record, (bool, np.bool_)):
+        raise TypeError(f"record: expected a bool, got {type(record).__name__}")
+    check_result_size(len(learners), n_seeds, T, env.K, bool(record))
     first_run = as_int(first_run, "first_run", low=0, high=2**32 - n_seeds)
     seed_value = as_seed(seed)
     threads = as_n_threads(n_threads)
     model = env.model
-    if record and len(learners) * n_seeds * T * env.K > 500_000_000:
-        raise ValueError("record: the recorded cascades would exceed 500 million entries; lower T or n_seeds")
     specs = [l._spec(env.K, model.n_topics, model.n_features) for l in learners]
     optimal = env.optimal
     regret, cascades, clicks = _core.cascade_simulate(
@@ -201,8 +219,17 @@ def simulate(
 
 
 def click_uniforms(seed: int, run: int, T: int, n_items: int) -> np.ndarray:
-    """The common random numbers u[t, i] of run ``run`` of a simulation with 64-bit ``seed``."""
-    return _core.random_uniform(as_seed(seed), as_int(run, "run", low=0), as_int(T, "T", low=0) * n_items).reshape(T, n_items)
+    """The common random numbers u[t, i] of run ``run`` of a simulation with 64-bit ``seed``.
+
+    Returns an array of shape (T, n_items); refused up front above
+    ``paperkernels.limits.max_result_bytes``.
+    """
+    seed_value = as_seed(seed)
+    run = as_int(run, "run", low=0, high=2**64 - 1)
+    T = as_int(T, "T", low=0)
+    n_items = as_int(n_items, "n_items", low=1)
+    check_result_bytes(8 * T * n_items, "T, n_items", f"the uniforms of {T} rounds x {n_items} items", "ask for fewer rounds")
+    return _core.random_uniform(seed_value, run, T * n_items).reshape(T, n_items)
 
 
 def plot_regret(

@@ -17,10 +17,13 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "paperkernels/cascade/model.hpp"
@@ -49,6 +52,23 @@ struct LearnerConfig {
   std::size_t max_states = 2'000'000;
 };
 
+// Everything a learner's next decisions depend on, for pickling: a learner rebuilt from its
+// configuration and given this state continues bit-identically. Fields a learner type does not
+// use stay empty.
+struct LearnerState {
+  std::int64_t rounds = 0;
+  std::int64_t observations = 0;
+  std::vector<double> gram;   // d x d, V^{-1} (W^{-1} for the logistic link)
+  std::vector<double> b;      // sum phi y (linear link)
+  std::vector<double> theta;  // the estimate (the logistic link's running Newton iterate)
+  std::vector<double> clicks, views;
+  std::vector<std::uint64_t> rng;  // generator words (random baseline)
+  std::vector<std::int32_t> plan_cascade;
+  std::vector<double> plan_probs;
+  double plan_value = 0.0;
+  std::size_t plan_nodes = 0, candidates = 0, tested = 0;
+};
+
 struct ItemsView {
   const double* X;
   const std::int64_t* topics;
@@ -61,11 +81,13 @@ class Learner {
   virtual ~Learner() = default;
   virtual void select(const ItemsView& items, std::int32_t* cascade) = 0;
   virtual void update(const ItemsView& items, const std::int32_t* cascade, int first_click) = 0;
+  virtual void save(LearnerState& out) const { out.rounds = rounds_; }
+  virtual void load(const LearnerState& in) { rounds_ = in.rounds; }
   const LearnerConfig& config() const { return config_; }
   std::int64_t rounds() const { return rounds_; }
 
  protected:
-  explicit Learner(const LearnerConfig& config) : config_(config) {}
+  Learner(const LearnerConfig& config, Interrupt* stop) : config_(config), stop_(stop) {}
   void check_items(const ItemsView& items, bool needs_features) const {
     require(items.L >= static_cast<std::size_t>(config_.K),
             "X: expected at least K = " + std::to_string(config_.K) + " items, got " + std::to_string(items.L));
@@ -74,8 +96,45 @@ class Learner {
                                                   " features per item, got " + std::to_string(items.dx));
   }
   LearnerConfig config_;
+  Interrupt* stop_ = nullptr;  // polled by long select() calls; may be null
   std::int64_t rounds_ = 0;
 };
+
+// Updates are refused, before anything changes, when a feature vector could make the estimate
+// overflow. Since V >= lambda I, phi^T V^{-1} phi <= ||phi||^2 / lambda and ||V^{-1} phi|| <=
+// ||phi|| / lambda; a step moves b by at most ||phi||_inf and the logistic estimate by at most
+// ||phi|| / lambda. Keeping these bounds far below the largest double keeps every quantity finite,
+// and no observation is lost to an infinite Sherman-Morrison denominator.
+inline constexpr double kSafeMagnitude = std::numeric_limits<double>::max() / 1024.0;
+
+struct FeatureNorms {
+  double sq = 0.0, abs_sum = 0.0, abs_max = 0.0;
+};
+
+inline FeatureNorms feature_norms(const double* phi, int d) {
+  FeatureNorms n;
+  for (int j = 0; j < d; ++j) {
+    const double a = std::fabs(phi[j]);
+    n.sq += a * a;
+    n.abs_sum += a;
+    n.abs_max = std::max(n.abs_max, a);
+  }
+  return n;
+}
+
+inline double max_abs(const std::vector<double>& v) {
+  double m = 0.0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+[[noreturn]] inline void refuse_features(std::int32_t item, int position, double lam) {
+  char lam_text[32];
+  std::snprintf(lam_text, sizeof lam_text, "%g", lam);
+  throw invalid_argument("X: the features of item " + std::to_string(item) + " (position " + std::to_string(position) +
+                         " of the cascade) are too large for a finite update of the estimate (||phi||^2 / lam must stay "
+                         "far below 1.8e308, lam = " + lam_text + "); rescale X. Nothing was updated");
+}
 
 // Number of observed positions and their labels for a first click at `first_click` (-1: none).
 inline int observed_positions(int K, int first_click) { return first_click < 0 ? K : first_click + 1; }
@@ -83,6 +142,10 @@ inline int observed_positions(int K, int first_click) { return first_click < 0 ?
 // V^{-1} of V = lambda I + sum w phi phi^T, kept by Sherman-Morrison (symmetric by construction).
 class InverseGram {
  public:
+  void assign(int d, const double* M) {
+    d_ = d;
+    M_.assign(M, M + static_cast<std::size_t>(d) * d);
+  }
   void reset(int d, double lam) {
     d_ = d;
     M_.assign(static_cast<std::size_t>(d) * d, 0.0);
@@ -135,8 +198,9 @@ inline double confidence_width(const LearnerConfig& cfg, int d, std::int64_t n_o
 // The paper's learner: optimistic probabilities for every (item, reachable state), then planning.
 class TopicUCB final : public Learner, private ListCompleter {
  public:
-  explicit TopicUCB(const LearnerConfig& cfg)
-      : Learner(cfg), space_(cfg.state, cfg.n_topics, cfg.K, cfg.max_states), layout_{cfg.features, cfg.n_features, cfg.n_topics} {
+  explicit TopicUCB(const LearnerConfig& cfg, Interrupt* stop = nullptr)
+      : Learner(cfg, stop), space_(cfg.state, cfg.n_topics, cfg.K, cfg.max_states, stop),
+        layout_{cfg.features, cfg.n_features, cfg.n_topics} {
     d_ = layout_.dim();
     gram_.reset(d_, cfg.lam);
     b_.assign(d_, 0.0);
@@ -165,9 +229,9 @@ class TopicUCB final : public Learner, private ListCompleter {
     refresh_theta();
     optimistic_lists(items);
     switch (config_.planner) {
-      case Planner::exact: plan_ = exact_.run(space_, lists_); break;
-      case Planner::topic_dp: plan_ = topic_dp_.run(space_, lists_); break;
-      case Planner::greedy: plan_ = plan_greedy(space_, lists_); break;
+      case Planner::exact: plan_ = exact_.run(space_, lists_, stop_); break;
+      case Planner::topic_dp: plan_ = topic_dp_.run(space_, lists_, stop_); break;
+      case Planner::greedy: plan_ = plan_greedy(space_, lists_, stop_); break;
       case Planner::brute: throw invalid_argument("planner: 'brute' is a test oracle for click tables, not a learner planner");
     }
     std::copy(plan_.cascade.begin(), plan_.cascade.end(), cascade);
@@ -176,6 +240,7 @@ class TopicUCB final : public Learner, private ListCompleter {
   void update(const ItemsView& items, const std::int32_t* cascade, int first_click) override {
     check_items(items, true);
     const int n = observed_positions(config_.K, first_click);
+    check_update(items, cascade, n);
     int s = StateSpace::root();
     for (int k = 0; k < n; ++k) {
       const std::int32_t item = cascade[k];
@@ -201,6 +266,40 @@ class TopicUCB final : public Learner, private ListCompleter {
     ++rounds_;
   }
 
+  void save(LearnerState& out) const override {
+    Learner::save(out);
+    out.observations = n_obs_;
+    out.gram.assign(gram_.data(), gram_.data() + static_cast<std::size_t>(d_) * d_);
+    out.b = b_;
+    out.theta = theta_;
+    out.plan_cascade = plan_.cascade;
+    out.plan_probs = plan_.probs;
+    out.plan_value = plan_.value;
+    out.plan_nodes = plan_.nodes;
+    out.candidates = n_candidates_;
+    out.tested = n_tested_;
+  }
+
+  void load(const LearnerState& in) override {
+    const auto d = static_cast<std::size_t>(d_);
+    require(in.gram.size() == d * d && in.b.size() == d && in.theta.size() == d,
+            "state: expected the statistics of a " + std::to_string(d_) + "-parameter learner");
+    require(in.plan_cascade.size() == in.plan_probs.size() &&
+                (in.plan_cascade.empty() || in.plan_cascade.size() == static_cast<std::size_t>(config_.K)),
+            "state: the last plan does not fit this learner");
+    Learner::load(in);
+    n_obs_ = in.observations;
+    gram_.assign(d_, in.gram.data());
+    b_ = in.b;
+    theta_ = in.theta;
+    plan_.cascade = in.plan_cascade;
+    plan_.probs = in.plan_probs;
+    plan_.value = in.plan_value;
+    plan_.nodes = in.plan_nodes;
+    n_candidates_ = in.candidates;
+    n_tested_ = in.tested;
+  }
+
   // Optimistic probabilities of every item in every state (out[i * S + s]).
   void optimistic_table(const ItemsView& items, double* out) {
     check_items(items, true);
@@ -209,6 +308,7 @@ class TopicUCB final : public Learner, private ListCompleter {
     const int S = space_.size();
     for (int c = 0; c < layout_.m; ++c)
       for (int s = 0; s < S; ++s) {
+        tick(stop_, static_cast<std::size_t>(by_topic_.count(c)) + 1);
         StateTerms t;
         state_terms(c, s, items.L, t);
         for (int j = by_topic_.start[c]; j < by_topic_.start[c + 1]; ++j) {
@@ -223,6 +323,25 @@ class TopicUCB final : public Learner, private ListCompleter {
 
   void refresh_theta() {
     if (config_.link == Link::linear) gram_.multiply(b_.data(), theta_.data());
+  }
+
+  // Refuses an update whose features could overflow the estimate (see kSafeMagnitude).
+  void check_update(const ItemsView& items, const std::int32_t* cascade, int n) {
+    const double lam = config_.lam;
+    double b_bound = max_abs(b_);
+    double theta_bound = max_abs(theta_);
+    int s = StateSpace::root();
+    for (int k = 0; k < n; ++k) {
+      const std::int32_t item = cascade[k];
+      fill_phi(items, item, s);
+      const FeatureNorms norms = feature_norms(phi_.data(), d_);
+      b_bound += norms.abs_max;
+      theta_bound += std::sqrt(norms.sq) / lam;
+      if (!(norms.sq / lam <= kSafeMagnitude) || !(b_bound <= kSafeMagnitude)) refuse_features(item, k, lam);
+      if (config_.link == Link::logistic && !(theta_bound <= kSafeMagnitude && norms.abs_sum * theta_bound <= kSafeMagnitude))
+        refuse_features(item, k, lam);
+      if (k + 1 < config_.K) s = space_.next(s, static_cast<int>(items.topics[item]));
+    }
   }
 
   void fill_phi(const ItemsView& items, std::int32_t item, int s) {
@@ -277,6 +396,7 @@ class TopicUCB final : public Learner, private ListCompleter {
     }
     item_u_.resize(L);
     item_a_.resize(L);
+    tick(stop_, L * static_cast<std::size_t>(dx) * dx);
     for (std::size_t i = 0; i < L; ++i) {
       const double* x = items.X + i * dx;
       double u = 0.0, a = 0.0;
@@ -300,6 +420,7 @@ class TopicUCB final : public Learner, private ListCompleter {
       sort_topic(c);
       const int off = layout_.block_offset(c);
       const int begin = by_topic_.start[c], end = by_topic_.start[c + 1];
+      tick(stop_, static_cast<std::size_t>(end - begin) * bs * dx);
       for (int j = begin; j < end; ++j) {
         const std::int32_t item = order_[j];
         position_[item] = j;
@@ -340,7 +461,8 @@ class TopicUCB final : public Learner, private ListCompleter {
     }
     G_.assign(static_cast<std::size_t>(S) * m, 0.0);
     q_.assign(static_cast<std::size_t>(S) * m, 0.0);
-    for (int s = 0; s < S; ++s)
+    for (int s = 0; s < S; ++s) {
+      tick(stop_, static_cast<std::size_t>(m) * bs);
       for (int c = 0; c < m; ++c) {
         const int off = layout_.block_offset(c);
         double g = 0.0, q = 0.0;
@@ -351,6 +473,7 @@ class TopicUCB final : public Learner, private ListCompleter {
         G_[static_cast<std::size_t>(s) * m + c] = g;
         q_[static_cast<std::size_t>(s) * m + c] = std::max(q, 0.0);
       }
+    }
   }
 
   // The state-dependent part of phi for items of topic c in state s: G_cs, q_cs and the non-zero
@@ -427,6 +550,7 @@ class TopicUCB final : public Learner, private ListCompleter {
       const int begin = by_topic_.start[c], end = by_topic_.start[c + 1];
       if (begin == end) continue;
       const double u_scale = topic_u_scale(c);
+      tick(stop_, static_cast<std::size_t>(S) * kBlock);
       for (int s = 0; s < S; ++s) {
         state_terms(c, s, L, t, &tb);
         const int parent = space_.parent(s);
@@ -462,6 +586,7 @@ class TopicUCB final : public Learner, private ListCompleter {
 
   // The full lists of state s (each topic's list holds its best item already).
   void complete(int s) override {
+    tick(stop_, u_.size());
     const std::size_t L = u_.size(), width = 2 + static_cast<std::size_t>(layout_.block_size());
     const double beta2 = beta_ * beta_;
     StateTerms t, tb;
@@ -569,7 +694,7 @@ inline void top_k_by_score(const std::vector<double>& score, int K, std::vector<
 // UCB x^T theta + beta ||x||_{V^{-1}} in decreasing order.
 class LinUCB final : public Learner {
  public:
-  explicit LinUCB(const LearnerConfig& cfg) : Learner(cfg) {
+  explicit LinUCB(const LearnerConfig& cfg, Interrupt* stop = nullptr) : Learner(cfg, stop) {
     gram_.reset(cfg.n_features, cfg.lam);
     b_.assign(cfg.n_features, 0.0);
     theta_.assign(cfg.n_features, 0.0);
@@ -595,6 +720,7 @@ class LinUCB final : public Learner {
     const int dx = items.dx;
     out.resize(items.L);
     for (std::size_t i = 0; i < items.L; ++i) {
+      tick(stop_, static_cast<std::size_t>(dx) * dx);
       const double* x = items.X + i * dx;
       double u = 0.0, a = 0.0;
       for (int j = 0; j < dx; ++j) {
@@ -611,6 +737,13 @@ class LinUCB final : public Learner {
   void update(const ItemsView& items, const std::int32_t* cascade, int first_click) override {
     check_items(items, true);
     const int n = observed_positions(config_.K, first_click);
+    double b_bound = max_abs(b_);
+    for (int k = 0; k < n; ++k) {
+      const FeatureNorms norms = feature_norms(items.X + static_cast<std::size_t>(cascade[k]) * items.dx, items.dx);
+      b_bound += norms.abs_max;
+      if (!(norms.sq / config_.lam <= kSafeMagnitude) || !(b_bound <= kSafeMagnitude))
+        refuse_features(cascade[k], k, config_.lam);
+    }
     for (int k = 0; k < n; ++k) {
       const double* x = items.X + static_cast<std::size_t>(cascade[k]) * items.dx;
       gram_.add(x, 1.0, work_.data());
@@ -619,6 +752,25 @@ class LinUCB final : public Learner {
       ++n_obs_;
     }
     ++rounds_;
+  }
+
+  void save(LearnerState& out) const override {
+    Learner::save(out);
+    out.observations = n_obs_;
+    out.gram.assign(gram_.data(), gram_.data() + static_cast<std::size_t>(gram_.dim()) * gram_.dim());
+    out.b = b_;
+    out.theta = theta_;
+  }
+
+  void load(const LearnerState& in) override {
+    const auto d = static_cast<std::size_t>(gram_.dim());
+    require(in.gram.size() == d * d && in.b.size() == d && in.theta.size() == d,
+            "state: expected the statistics of a " + std::to_string(d) + "-feature learner");
+    Learner::load(in);
+    n_obs_ = in.observations;
+    gram_.assign(gram_.dim(), in.gram.data());
+    b_ = in.b;
+    theta_ = in.theta;
   }
 
  private:
@@ -661,7 +813,7 @@ inline double kl_upper_bound(double mean, double n, double budget) {
 // highest index. Items never observed come first (infinite index, lower index first).
 class ItemUCB final : public Learner {
  public:
-  explicit ItemUCB(const LearnerConfig& cfg) : Learner(cfg) {}
+  explicit ItemUCB(const LearnerConfig& cfg, Interrupt* stop = nullptr) : Learner(cfg, stop) {}
 
   void select(const ItemsView& items, std::int32_t* cascade) override {
     check_items(items, false);
@@ -705,6 +857,19 @@ class ItemUCB final : public Learner {
   const std::vector<double>& clicks() const { return clicks_; }
   const std::vector<double>& views() const { return views_; }
 
+  void save(LearnerState& out) const override {
+    Learner::save(out);
+    out.clicks = clicks_;
+    out.views = views_;
+  }
+
+  void load(const LearnerState& in) override {
+    require(in.clicks.size() == in.views.size(), "state: expected as many click as view counts");
+    Learner::load(in);
+    clicks_ = in.clicks;
+    views_ = in.views;
+  }
+
  private:
   void ensure_items(std::size_t L) {
     if (clicks_.empty()) {
@@ -721,7 +886,8 @@ class ItemUCB final : public Learner {
 // Uniformly random cascade (a partial Fisher-Yates shuffle with the learner's own stream).
 class RandomLearner final : public Learner {
  public:
-  RandomLearner(const LearnerConfig& cfg, std::uint64_t seed, std::uint64_t stream) : Learner(cfg), rng_(seed, stream) {}
+  RandomLearner(const LearnerConfig& cfg, std::uint64_t seed, std::uint64_t stream, Interrupt* stop = nullptr)
+      : Learner(cfg, stop), rng_(seed, stream) {}
 
   void select(const ItemsView& items, std::int32_t* cascade) override {
     check_items(items, false);
@@ -735,18 +901,34 @@ class RandomLearner final : public Learner {
   }
   void update(const ItemsView&, const std::int32_t*, int) override { ++rounds_; }
 
+  // The generator is four 64-bit words (trivially copyable): saved and restored as they are.
+  static_assert(std::is_trivially_copyable_v<Xoshiro256> && sizeof(Xoshiro256) == 4 * sizeof(std::uint64_t),
+                "the random baseline pickles its generator as four words");
+  void save(LearnerState& out) const override {
+    Learner::save(out);
+    out.rng.assign(4, 0);
+    std::memcpy(out.rng.data(), &rng_, sizeof rng_);
+  }
+  void load(const LearnerState& in) override {
+    require(in.rng.size() == 4, "state: expected the four words of the random generator");
+    Learner::load(in);
+    std::memcpy(static_cast<void*>(&rng_), in.rng.data(), sizeof rng_);
+  }
+
  private:
   Xoshiro256 rng_;
   std::vector<std::int32_t> perm_;
 };
 
-inline std::unique_ptr<Learner> make_learner(const LearnerConfig& cfg, std::uint64_t seed, std::uint64_t stream) {
+// `stop` (may be null) is polled while the learner builds its state space and during long select() calls.
+inline std::unique_ptr<Learner> make_learner(const LearnerConfig& cfg, std::uint64_t seed, std::uint64_t stream,
+                                             Interrupt* stop = nullptr) {
   switch (cfg.type) {
-    case LearnerType::topic_ucb: return std::make_unique<TopicUCB>(cfg);
-    case LearnerType::lin_ucb: return std::make_unique<LinUCB>(cfg);
+    case LearnerType::topic_ucb: return std::make_unique<TopicUCB>(cfg, stop);
+    case LearnerType::lin_ucb: return std::make_unique<LinUCB>(cfg, stop);
     case LearnerType::ucb1:
-    case LearnerType::kl_ucb: return std::make_unique<ItemUCB>(cfg);
-    case LearnerType::random: return std::make_unique<RandomLearner>(cfg, seed, stream);
+    case LearnerType::kl_ucb: return std::make_unique<ItemUCB>(cfg, stop);
+    case LearnerType::random: return std::make_unique<RandomLearner>(cfg, seed, stream, stop);
   }
   throw invalid_argument("learner: unknown type");
 }

@@ -65,17 +65,20 @@ inline double cascade_value(const double* p, int K) {
 // Click probabilities of every item in every state of `space`: out[i * S + s].
 // X: L x dx (row-major), topics: L, theta: layout.dim().
 inline void click_table(const double* X, const std::int64_t* topics, std::size_t L, const double* theta,
-                        const FeatureLayout& layout, Link link, const StateSpace& space, double* out) {
+                        const FeatureLayout& layout, Link link, const StateSpace& space, double* out,
+                        Interrupt* stop = nullptr) {
   const int S = space.size();
   std::vector<double> topic_part(static_cast<std::size_t>(S) * layout.m);
   for (int s = 0; s < S; ++s)
     for (int c = 0; c < layout.m; ++c) {
+      tick(stop);
       double t = 0.0;
       const double* block = theta + layout.block_offset(c);
       layout.for_each_topic_entry(space, s, c, [&](int j, double v) { t += block[j] * v; });
       topic_part[static_cast<std::size_t>(s) * layout.m + c] = t;
     }
   for (std::size_t i = 0; i < L; ++i) {
+    tick(stop, static_cast<std::size_t>(S));
     double base = 0.0;
     for (int j = 0; j < layout.dx; ++j) base += X[i * layout.dx + j] * theta[j];
     const auto c = static_cast<int>(topics[i]);

@@ -118,13 +118,14 @@ struct TopicIndex {
 
 // Top lists from a full click table P[i * stride + s] (the first S columns are used), row by row.
 inline void top_lists_from_table(const double* P, std::size_t stride, const std::int64_t* topics, std::size_t L,
-                                 const StateSpace& space, TopLists& out) {
+                                 const StateSpace& space, TopLists& out, Interrupt* stop = nullptr) {
   out.reset(space);
   const int S = space.size();
   std::vector<int> capacity(static_cast<std::size_t>(S) * space.n_topics());
   for (int s = 0; s < S; ++s)
     for (int c = 0; c < space.n_topics(); ++c) capacity[static_cast<std::size_t>(s) * space.n_topics() + c] = space.list_length(s, c);
   for (std::size_t i = 0; i < L; ++i) {
+    tick(stop, static_cast<std::size_t>(S));
     const int c = static_cast<int>(topics[i]);
     const double* row = P + i * stride;
     for (int s = 0; s < S; ++s)
@@ -136,7 +137,8 @@ inline void top_lists_from_table(const double* P, std::size_t stride, const std:
 // the topic part, so within a topic the items rank by u in every state (higher unclipped value
 // first where the link clips, then lower index). Costs O(L (d_x + K) + S m K) instead of O(L S).
 inline void top_lists_from_model(const double* X, const std::int64_t* topics, std::size_t L, const double* theta,
-                                 const FeatureLayout& layout, Link link, const StateSpace& space, TopLists& out) {
+                                 const FeatureLayout& layout, Link link, const StateSpace& space, TopLists& out,
+                                 Interrupt* stop = nullptr) {
   const int m = layout.m, K = space.K(), S = space.size();
   std::vector<double> u(L);
   for (std::size_t i = 0; i < L; ++i) {
@@ -162,6 +164,7 @@ inline void top_lists_from_model(const double* X, const std::int64_t* topics, st
   out.reset(space);
   for (int s = 0; s < S; ++s)
     for (int c = 0; c < m; ++c) {
+      tick(stop, static_cast<std::size_t>(K));
       double G = 0.0;
       const double* block = theta + layout.block_offset(c);
       layout.for_each_topic_entry(space, s, c, [&](int j, double v) { G += block[j] * v; });
@@ -194,13 +197,14 @@ inline bool is_used(const std::int32_t* chosen, int k, std::int32_t item) {
 }  // namespace detail
 
 // Greedy: at each position the best-ranked unused item over all topics.
-inline PlanResult plan_greedy(const StateSpace& space, TopLists& lists) {
+inline PlanResult plan_greedy(const StateSpace& space, TopLists& lists, Interrupt* stop = nullptr) {
   const int K = space.K();
   PlanResult out;
   out.cascade.assign(K, -1);
   out.probs.assign(K, 0.0);
   int s = StateSpace::root();
   for (int k = 0; k < K; ++k) {
+    tick(stop, static_cast<std::size_t>(space.n_topics()));
     lists.ensure(s);
     Candidate best{-1, -1.0, 0.0};
     int best_topic = -1;
@@ -231,9 +235,10 @@ inline PlanResult plan_greedy(const StateSpace& space, TopLists& lists) {
 // order (ties kept to the first found: only strictly better cascades replace the incumbent).
 class ExactSearch {
  public:
-  PlanResult run(const StateSpace& space, TopLists& lists) {
+  PlanResult run(const StateSpace& space, TopLists& lists, Interrupt* stop = nullptr) {
     space_ = &space;
     lists_ = &lists;
+    stop_ = stop;
     K_ = space.K();
     S_ = space.size();
     m_ = space.n_topics();
@@ -270,6 +275,7 @@ class ExactSearch {
     bound_.assign(static_cast<std::size_t>(K_ + 1) * S_, 0.0);
     for (int k = K_ - 1; k >= 0; --k)
       for (int s = 0; s < S_; ++s) {
+        tick(stop_, static_cast<std::size_t>(m_));
         if (space_->depth(s) > k) continue;
         double best = 0.0;
         for (int c = 0; c < m_; ++c) {
@@ -288,6 +294,7 @@ class ExactSearch {
 
   void search(int k, int s, double prefix, double survive) {
     ++best_.nodes;
+    tick(stop_, static_cast<std::size_t>(m_));
     lists_->ensure(s);
     std::vector<Branch>& branches = frontier_[k];
     branches.clear();
@@ -333,6 +340,7 @@ class ExactSearch {
 
   const StateSpace* space_ = nullptr;
   TopLists* lists_ = nullptr;
+  Interrupt* stop_ = nullptr;
   int K_ = 0, S_ = 0, m_ = 0;
   std::vector<double> bound_;
   std::vector<std::int32_t> chosen_;
@@ -347,9 +355,10 @@ class ExactSearch {
 // the used topics; for "last" it adds the previous topic.
 class TopicDP {
  public:
-  PlanResult run(const StateSpace& space, const TopLists& lists) {
+  PlanResult run(const StateSpace& space, const TopLists& lists, Interrupt* stop = nullptr) {
     space_ = &space;
     lists_ = &lists;
+    stop_ = stop;
     K_ = space.K();
     int nonempty = 0;
     for (int c = 0; c < space.n_topics(); ++c) nonempty += lists.size(StateSpace::root(), c) > 0;
@@ -390,6 +399,7 @@ class TopicDP {
     const std::uint64_t key = memo_key(mask, s);
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second.value;
+    tick(stop_, static_cast<std::size_t>(space_->n_topics()));
     Entry best{-1.0, -1};
     Candidate best_top{-1, 0.0, 0.0};
     for (int c = 0; c < space_->n_topics(); ++c) {
@@ -409,6 +419,7 @@ class TopicDP {
 
   const StateSpace* space_ = nullptr;
   const TopLists* lists_ = nullptr;
+  Interrupt* stop_ = nullptr;
   int K_ = 0;
   std::unordered_map<std::uint64_t, Entry> memo_;
 };
@@ -429,7 +440,7 @@ inline std::string format_count(double n) {
 
 // Brute force over all L!/(L-K)! orderings in lexicographic order (the first maximum is kept).
 inline PlanResult plan_brute(const double* P, std::size_t stride, std::size_t L, const std::int64_t* topics,
-                             const StateSpace& space, double max_orderings) {
+                             const StateSpace& space, double max_orderings, Interrupt* stop = nullptr) {
   const int K = space.K();
   const double n = count_orderings(L, K);
   require(n <= max_orderings, "method 'brute': L!/(L-K)! = " + format_count(n) + " orderings (L = " + std::to_string(L) +
@@ -447,6 +458,7 @@ inline PlanResult plan_brute(const double* P, std::size_t stride, std::size_t L,
   std::vector<std::int64_t> cursor(K, -1);
   int k = 0;
   while (k >= 0) {
+    tick(stop);
     std::int64_t i = cursor[k] + 1;
     if (cursor[k] >= 0) used[static_cast<std::size_t>(cursor[k])] = 0;
     while (i < static_cast<std::int64_t>(L) && used[static_cast<std::size_t>(i)]) ++i;

@@ -47,10 +47,12 @@ inline void simulate_run(const Environment& env, const std::vector<LearnerConfig
   const int K = env.space->K();
   const int S = env.space->size();
   const std::size_t n_learners = configs.size();
+  // Long learner set-ups and select() calls stop with the run when a stop is requested.
+  Interrupt stop([&token] { return token.stop_requested(); });
   std::vector<std::unique_ptr<Learner>> learners;
   const std::size_t stream_run = first_run + run;
   for (std::size_t j = 0; j < n_learners; ++j)
-    learners.push_back(make_learner(configs[j], seed, learner_stream(j, stream_run)));
+    learners.push_back(make_learner(configs[j], seed, learner_stream(j, stream_run), &stop));
   Xoshiro256 rng(seed, stream_run);
   std::vector<double> u(L);
   std::vector<std::int32_t> cascade(K);

@@ -8,10 +8,13 @@
 // of every click table.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "paperkernels/common/errors.hpp"
@@ -35,6 +38,37 @@ inline const char* state_kind_name(StateKind kind) {
 
 inline int max_topics(StateKind kind) { return kind == StateKind::count ? kMaxCountTopics : kMaxTopics; }
 
+// Cooperative interruption of a long single-threaded loop. The loop calls tick(work) as it goes;
+// about every 20 ms of wall time the check runs (on the loop's own thread: a Python signal poll, or
+// a parallel run's stop token) and `interrupted` is thrown if it asks to stop. Without a check,
+// tick() is a counter increment.
+class Interrupt {
+ public:
+  Interrupt() = default;
+  explicit Interrupt(std::function<bool()> check) : check_(std::move(check)), last_(std::chrono::steady_clock::now()) {}
+
+  void tick(std::size_t work = 1) {
+    work_ += work;
+    if (work_ < kWorkPerClockRead) return;
+    work_ = 0;
+    if (!check_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(20)) return;
+    last_ = now;
+    if (check_()) throw interrupted();
+  }
+
+ private:
+  static constexpr std::size_t kWorkPerClockRead = 4096;
+  std::function<bool()> check_;
+  std::chrono::steady_clock::time_point last_{};
+  std::size_t work_ = 0;
+};
+
+inline void tick(Interrupt* stop, std::size_t work = 1) {
+  if (stop != nullptr) stop->tick(work);
+}
+
 class StateSpace {
  public:
   struct Entry {
@@ -42,14 +76,15 @@ class StateSpace {
     std::int32_t value;
   };
 
-  StateSpace(StateKind kind, int n_topics, int K, std::size_t max_states) : kind_(kind), m_(n_topics), K_(K) {
+  StateSpace(StateKind kind, int n_topics, int K, std::size_t max_states, Interrupt* stop = nullptr)
+      : kind_(kind), m_(n_topics), K_(K) {
     require(n_topics >= 1, "n_topics: expected at least 1 topic, got " + std::to_string(n_topics));
     require(n_topics <= max_topics(kind), std::string("n_topics: the '") + state_kind_name(kind) + "' state kind allows at most " +
                                               std::to_string(max_topics(kind)) + " topics, got " + std::to_string(n_topics));
     require(K >= 1, "K: expected a cascade length >= 1, got " + std::to_string(K));
     require(kind != StateKind::count || K <= kMaxCountK,
             "K: the 'count' state kind allows K <= " + std::to_string(kMaxCountK) + ", got " + std::to_string(K));
-    enumerate(max_states);
+    enumerate(max_states, stop);
   }
 
   StateKind kind() const { return kind_; }
@@ -124,22 +159,36 @@ class StateSpace {
     return key;
   }
 
-  void enumerate(std::size_t max_states) {
+  // Breadth first: parents in list order, topics ascending; a child's index is recorded in next_
+  // as it is found (a topic already in a "set" state leads back to the state itself).
+  void enumerate(std::size_t max_states, Interrupt* stop) {
     keys_.push_back(0);
     depth_.push_back(0);
     parent_.push_back(-1);
     added_.push_back(-1);
     index_.emplace(0, 0);
+    std::vector<std::int32_t> next;
     for (std::size_t s = 0; s < keys_.size(); ++s) {
+      tick(stop, static_cast<std::size_t>(m_));
+      next.resize((s + 1) * m_, -1);
       for (int c = 0; c < m_; ++c) {
         const std::uint64_t key = child_key(keys_[s], c);
-        if (index_.count(key)) continue;
+        if (key == keys_[s]) {
+          next[s * m_ + c] = static_cast<std::int32_t>(s);
+          continue;
+        }
+        const auto found = index_.find(key);
+        if (found != index_.end()) {
+          next[s * m_ + c] = found->second;
+          continue;
+        }
         const int child_depth = kind_ == StateKind::last ? 1 : depth_[s] + 1;
         if (child_depth > K_ - 1) continue;
         if (keys_.size() >= max_states)
           throw invalid_argument("K, n_topics: the '" + std::string(state_kind_name(kind_)) + "' state space with " +
                                  std::to_string(m_) + " topics and K = " + std::to_string(K_) + " has more than " +
                                  std::to_string(max_states) + " states (max_states)");
+        next[s * m_ + c] = static_cast<std::int32_t>(keys_.size());
         index_.emplace(key, static_cast<int>(keys_.size()));
         keys_.push_back(key);
         depth_.push_back(child_depth);
@@ -148,11 +197,10 @@ class StateSpace {
       }
     }
     const std::size_t S = keys_.size();
-    next_.assign(S * m_, -1);
-    for (std::size_t s = 0; s < S; ++s)
-      for (int c = 0; c < m_; ++c) next_[s * m_ + c] = find(child_key(keys_[s], c));
+    next_ = std::move(next);
     z_offset_.assign(S + 1, 0);
     for (std::size_t s = 0; s < S; ++s) {
+      tick(stop, static_cast<std::size_t>(m_));
       const std::uint64_t key = keys_[s];
       for (int c = 0; c < m_; ++c) {
         int value = 0;
