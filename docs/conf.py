@@ -64,6 +64,7 @@ numpydoc_validation_exclude = {
     r"^paperkernels\.shapes\.(GeometryDecoding|PoseFit|PolarGrid)$",
     # Constants and properties.
     r"^paperkernels\.shapes\.(MAX_ORDER|COMPAT_XSHAPEENC)$",
+    r"^paperkernels\.distributed\.MAX_CHUNKS$",
     r"^paperkernels\.shapes\.(XShapeEncoder\.S|PoseEncoder\.condition_number|PolarGrid\.shape)$",
 }
 

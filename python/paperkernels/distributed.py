@@ -60,7 +60,22 @@ def _require_distributed():
 
 class ChunkRanges(SequenceABC):
     """The consecutive ``(start, count)`` chunks covering ``range(n)``, computed on demand (like
-    ``range``: its length and any chunk cost O(1), whatever the number of chunks)."""
+    ``range``: its length and any chunk cost O(1), whatever the number of chunks).
+
+    Parameters
+    ----------
+    n : int
+        Number of items, ``>= 0`` (checked by :func:`chunk_ranges`, which builds these).
+    chunk_size : int
+        Items per chunk, ``>= 1``.
+
+    Examples
+    --------
+    >>> from paperkernels.distributed import chunk_ranges
+    >>> chunks = chunk_ranges(10, 4)
+    >>> len(chunks), chunks[-1], chunks == [(0, 4), (4, 4), (8, 2)]
+    (3, (8, 2), True)
+    """
 
     __slots__ = ("n", "chunk_size")
 

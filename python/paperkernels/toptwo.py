@@ -480,9 +480,9 @@ def identify(
         Arm means (in [0, 1] for Bernoulli arms), K >= 2, with a unique largest entry.
     delta : float
         Confidence parameter in (0, 1).
-    sampler : {"EB-TCI", "EB-TC", "TTTS", "T3C", "TTUCB", "uniform", "TaS-C", "TaS-D", "FWS", "LUCB1", "lilUCB",
-              "EGE"}
-        Sampling rule (see "Sampling rules" in the module docstring); every rule but LUCB1, lil'UCB and
+    sampler : str
+        One of "EB-TCI", "EB-TC", "TTTS", "T3C", "TTUCB", "uniform", "TaS-C", "TaS-D", "FWS", "LUCB1",
+        "lilUCB", "EGE". Sampling rule (see "Sampling rules" in the module docstring); every rule but LUCB1, lil'UCB and
         EGE stops with the same GLR rule and recommends the empirical best arm.
     beta : float
         Target fraction of pulls of the leader, in (0, 1).
