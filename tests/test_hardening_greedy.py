@@ -199,6 +199,11 @@ def test_wrong_shapes_and_options_refused():
     bad("m_values", G.cross_validate_path, EnsembleForwardSelection(k=1, n_estimators=2), X0, Y0, [])
     bad("m_values", G.cross_validate_path, EnsembleForwardSelection(k=1, n_estimators=2), X0, Y0, object())
     bad("theta", G.degrees_of_freedom_orthogonal, np.ones((2, 2)), 1.0, 1, 1)
+    # Past this many features one replicate's sort could hold off Ctrl-C for seconds.
+    from paperkernels.greedy._simulation import MAX_ORTHOGONAL_FEATURES
+
+    assert "MAX_ORTHOGONAL_FEATURES" in str(
+        bad("theta", G.degrees_of_freedom_orthogonal, np.ones(MAX_ORTHOGONAL_FEATURES + 1), 1.0, 1, 1))
 
 
 class _Refuses:

@@ -319,6 +319,8 @@ def bias_variance(estimator, X, mu, sigma: float, *, n_replicates: int = 200, ra
     )
 
 
+MAX_ORTHOGONAL_FEATURES = 2_000_000
+
 def degrees_of_freedom_orthogonal(theta, sigma: float, k: int, m: int, *, n_replicates: int = 2000,
                                   random_state=None) -> DegreesOfFreedom:
     """Degrees of freedom of the infinite ensemble under an orthogonal design, by exact weights.
@@ -362,6 +364,11 @@ def degrees_of_freedom_orthogonal(theta, sigma: float, k: int, m: int, *, n_repl
     """
     theta = as_array(theta, "theta", ndim=1)
     p = theta.shape[0]
+    if p > MAX_ORTHOGONAL_FEATURES:
+        # One replicate sorts p values in numpy without a chance to see Ctrl-C; past this size a
+        # single sort takes about a second.
+        raise ValueError(f"theta: expected at most MAX_ORTHOGONAL_FEATURES = {MAX_ORTHOGONAL_FEATURES} "
+                         f"features (paperkernels.greedy._simulation.MAX_ORTHOGONAL_FEATURES), got {p}")
     sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
     n_replicates = as_int(n_replicates, "n_replicates", low=2)
     _check_replicates(n_replicates, p)
