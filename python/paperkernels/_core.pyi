@@ -55,12 +55,11 @@ def shapes_resample(masks: npt.NDArray[np.generic], transform: npt.NDArray[np.fl
 # greedy.cpp
 @overload
 def greedy_centred_gram(
-    X: npt.NDArray[np.float64], mean: npt.NDArray[np.float64] | None, n_threads: int, isa: str = "auto",
-    y: None = None,
+    X: npt.NDArray[np.float64], mean: npt.NDArray[np.float64] | None, n_threads: int, y: None = None,
 ) -> npt.NDArray[np.float64]: ...
 @overload
 def greedy_centred_gram(
-    X: npt.NDArray[np.float64], mean: npt.NDArray[np.float64] | None, n_threads: int, isa: str,
+    X: npt.NDArray[np.float64], mean: npt.NDArray[np.float64] | None, n_threads: int,
     y: npt.NDArray[np.float64],
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def greedy_centred_xty(
@@ -68,11 +67,11 @@ def greedy_centred_xty(
 ) -> npt.NDArray[np.float64]: ...
 def greedy_fit_gram(
     gram: npt.NDArray[np.float64], xty: npt.NDArray[np.float64], k: int, m: int, criterion: int, tol: float,
-    seed: int, n_learners: int, n_threads: int, first_learner: int = 0, isa: str = "auto",
+    seed: int, n_learners: int, n_threads: int, first_learner: int = 0,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def greedy_fit_columns(
     xt: npt.NDArray[np.float64], xty: npt.NDArray[np.float64], col_sq: npt.NDArray[np.float64], k: int, m: int,
-    criterion: int, tol: float, seed: int, n_learners: int, n_threads: int, first_learner: int = 0, isa: str = "auto",
+    criterion: int, tol: float, seed: int, n_learners: int, n_threads: int, first_learner: int = 0,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def greedy_average_path(
     active: npt.NDArray[np.int64], coef: npt.NDArray[np.float64], n_features: int, identical: bool, n_threads: int,
