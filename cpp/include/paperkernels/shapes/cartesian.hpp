@@ -85,14 +85,31 @@ class CartesianBasis {
       run_parallel(n_blocks, threads, poll, [&](std::size_t block, Checkpoint& checkpoint) {
         const std::size_t b0 = block * kBlock, nb = std::min(kBlock, B - b0);
         for (std::size_t b = 0; b < nb; ++b) check_mask(masks + (b0 + b) * HW, b0 + b, checkpoint);
+        // The features of every shape of the block first, shape by shape (its mask stays in cache
+        // while the orbits gather from it), stored piece-major: piece c of group g holds nb rows of
+        // (pixels of the piece) x features values, contiguous, at nb * p0 * features.
         std::vector<std::vector<double>> acc(groups_.size()), features(groups_.size());
-        for (std::size_t g = 0; g < groups_.size(); ++g) acc[g].assign(nb * groups_[g].width, 0.0);
-        for (std::size_t p0 = 0; p0 < n_pixels(); p0 += chunk_) {
-          const std::size_t p1 = std::min(n_pixels(), p0 + chunk_);
-          std::vector<const double*> matrices(groups_.size());
-          for (std::size_t g = 0; g < groups_.size(); ++g)
-            matrices[g] = groups_[g].matrix.data() + p0 * groups_[g].features * groups_[g].width;
-          accumulate_chunk(masks + b0 * HW, nb, p0, p1, matrices, features, acc);
+        for (std::size_t g = 0; g < groups_.size(); ++g) {
+          acc[g].assign(nb * groups_[g].width, 0.0);
+          features[g].resize(nb * n_pixels() * groups_[g].features);
+        }
+        for (std::size_t b = 0; b < nb; ++b) {
+          for (std::size_t p0 = 0; p0 < n_pixels(); p0 += kWalk) {
+            const std::size_t p1 = std::min(n_pixels(), p0 + kWalk);
+            std::array<double*, 6> dst{};
+            for (std::size_t g = 0; g < groups_.size(); ++g)
+              dst[g] = features[g].data() + (nb * p0 + b * (p1 - p0)) * groups_[g].features;
+            gather_features(masks + (b0 + b) * HW, p0, p1, dst);
+          }
+          checkpoint.tick(n_pixels() * orbit_size());
+        }
+        for (std::size_t p0 = 0; p0 < n_pixels(); p0 += kWalk) {
+          const std::size_t p1 = std::min(n_pixels(), p0 + kWalk);
+          for (std::size_t g = 0; g < groups_.size(); ++g) {
+            const std::size_t K = groups_[g].width, Q = (p1 - p0) * groups_[g].features;
+            accumulate_product(nb, Q, K, features[g].data() + nb * p0 * groups_[g].features, Q,
+                               groups_[g].matrix.data() + p0 * groups_[g].features * K, K, acc[g].data(), K);
+          }
           checkpoint.tick(nb * (p1 - p0) * 2 * S_);
         }
         scatter_moments(acc, nb, out + b0 * 2 * S_);
@@ -165,7 +182,11 @@ class CartesianBasis {
   }
 
  private:
-  static constexpr std::size_t kBlock = 8;   // shapes per task
+  // Shapes per task: the basis is walked once per task, in pieces of kWalk pixels whose rows of the
+  // basis (kWalk x 384 doubles at N = 20) and features of the task's shapes (kBlock x kWalk x 8)
+  // stay in L2 while the product's tiles sweep them (a multiple of every tile height).
+  static constexpr std::size_t kBlock = 48;
+  static constexpr std::size_t kWalk = 64;   // pixels per piece of a stored basis
   static constexpr std::size_t kRun = 256;   // shapes per pass over an on-the-fly basis
 
   // acc (per group, nb x width) += the contribution of pixels [p0, p1) of nb consecutive masks.
@@ -175,7 +196,12 @@ class CartesianBasis {
                         std::vector<std::vector<double>>& acc) const {
     const std::size_t HW = static_cast<std::size_t>(H_) * W_;
     for (std::size_t g = 0; g < groups_.size(); ++g) features[g].resize(nb * (p1 - p0) * groups_[g].features);
-    for (std::size_t b = 0; b < nb; ++b) gather_features(masks + b * HW, p0, p1, b, features);
+    for (std::size_t b = 0; b < nb; ++b) {
+      std::array<double*, 6> dst{};
+      for (std::size_t g = 0; g < groups_.size(); ++g)
+        dst[g] = features[g].data() + b * (p1 - p0) * groups_[g].features;
+      gather_features(masks + b * HW, p0, p1, dst);
+    }
     for (std::size_t g = 0; g < groups_.size(); ++g) {
       const std::size_t K = groups_[g].width, Q = (p1 - p0) * groups_[g].features;
       accumulate_product(nb, Q, K, features[g].data(), Q, matrices[g], K, acc[g].data(), K);
@@ -452,7 +478,12 @@ class CartesianBasis {
     const std::size_t W = static_cast<std::size_t>(W_);
     for (std::size_t row = 0; row < static_cast<std::size_t>(H_); ++row) {
       const T* values = mask + row * W;
+      bool bad = false;  // the whole row first, without branches, then the offending pixel if any
       for (std::size_t col = 0; col < W; ++col) {
+        const double v = static_cast<double>(values[col]);
+        bad |= !(v >= 0.0 && v <= 1.0);
+      }
+      for (std::size_t col = 0; bad && col < W; ++col) {
         const double v = static_cast<double>(values[col]);
         if (!(v >= 0.0 && v <= 1.0))
           throw invalid_argument("masks: expected values in [0, 1] (scale 0-255 images by 1/255), got " +
@@ -464,11 +495,7 @@ class CartesianBasis {
   }
 
   template <class T>
-  void gather_features(const T* mask, std::size_t p0, std::size_t p1, std::size_t b,
-                       std::vector<std::vector<double>>& features) const {
-    const std::size_t Pc = p1 - p0;
-    std::array<double*, 6> dst{};
-    for (std::size_t g = 0; g < groups_.size(); ++g) dst[g] = features[g].data() + b * Pc * groups_[g].features;
+  void gather_features(const T* mask, std::size_t p0, std::size_t p1, const std::array<double*, 6>& dst) const {
     if (!folded_) {
       for (std::size_t p = p0; p < p1; ++p) dst[0][p - p0] = weight_[p] * static_cast<double>(mask[orbit_[p]]);
       return;
@@ -484,6 +511,17 @@ class CartesianBasis {
       const double value[8] = {a0 + b0, a0 - b0, a2 + b2, a2 - b2,
                                alpha + gamma, delta - beta, gamma - alpha, beta + delta};
       const std::size_t q = p - p0;
+      if (groups_.size() == 6) {  // every group present, in the order of build_groups
+        dst[0][q] = w * value[kS0];
+        dst[1][q] = w * value[kD0];
+        dst[2][q] = w * value[kS2];
+        dst[3][q] = w * value[kD2];
+        dst[4][2 * q] = w * value[kU];
+        dst[4][2 * q + 1] = w * value[kV];
+        dst[5][2 * q] = w * value[kX];
+        dst[5][2 * q + 1] = w * value[kY];
+        continue;
+      }
       for (std::size_t g = 0; g < groups_.size(); ++g) {
         const Group& grp = groups_[g];
         if (grp.features == 1) {
