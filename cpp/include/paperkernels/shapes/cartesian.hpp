@@ -107,8 +107,8 @@ class CartesianBasis {
           const std::size_t p1 = std::min(n_pixels(), p0 + kWalk);
           for (std::size_t g = 0; g < groups_.size(); ++g) {
             const std::size_t K = groups_[g].width, Q = (p1 - p0) * groups_[g].features;
-            accumulate_product(nb, Q, K, features[g].data() + nb * p0 * groups_[g].features, Q,
-                               groups_[g].matrix.data() + p0 * groups_[g].features * K, K, acc[g].data(), K);
+            accumulate_panels(nb, Q, K, features[g].data() + nb * p0 * groups_[g].features, Q,
+                              groups_[g].matrix.data() + p0 * groups_[g].features * K, acc[g].data(), K);
           }
           checkpoint.tick(nb * (p1 - p0) * 2 * S_);
         }
@@ -224,7 +224,9 @@ class CartesianBasis {
     std::vector<double> row_sign[2];     // basis row r = row_sign[r][col] * (cos or sin part)
     std::vector<char> row_is_sin[2];
     std::size_t width = 0;               // analysis: K rounded up to a multiple of 8 (zero columns)
-    std::vector<double> matrix;          // analysis: (P * features) x width; synthesis: K x (P * features)
+    // analysis: (P * features) x width, by pieces of kWalk pixels, each in panels of kPanel columns
+    // (see fill_rows); synthesis: K x (P * features), column-major
+    std::vector<double> matrix;
   };
 
   int N_, H_, W_, ss_;
@@ -399,7 +401,7 @@ class CartesianBasis {
   // Writes the basis rows of pixels [p0, p1) of every group: row-major (rows x K) for analysis,
   // column-major (K x rows, leading dimension ld[g]) for synthesis.
   void fill_rows(std::size_t p0, std::size_t p1, std::size_t first_row_pixel, std::vector<double*>& dest,
-                 const std::vector<std::size_t>& ld, Checkpoint& checkpoint) const {
+                 const std::vector<std::size_t>& ld, Checkpoint& checkpoint, bool panels = false) const {
     std::vector<double> cos_part(S_), sin_part(S_), radial(S_), c(N_ + 1), s(N_ + 1);
     RadialTable table(N_);
     for (std::size_t p = p0; p < p1; ++p) {
@@ -413,10 +415,16 @@ class CartesianBasis {
           for (std::size_t j = 0; j < K; ++j) {
             const double value =
                 grp.row_sign[r][j] * (grp.row_is_sin[r][j] ? sin_part[grp.k[j]] : cos_part[grp.k[j]]);
-            if (purpose_ == Purpose::analysis)
+            if (panels) {
+              // piece of kWalk pixels, then panel of kPanel columns, then row, then column
+              const std::size_t p0 = p / kWalk * kWalk, rows = (std::min(n_pixels(), p0 + kWalk) - p0) * grp.features;
+              const std::size_t local = (p - p0) * grp.features + r;
+              dest[g][p0 * grp.features * width + (j / kPanel) * kPanel * rows + local * kPanel + j % kPanel] = value;
+            } else if (purpose_ == Purpose::analysis) {
               dest[g][row * width + j] = value;
-            else
+            } else {
               dest[g][j * ld[g] + row] = value;
+            }
           }
         }
       }
@@ -433,7 +441,8 @@ class CartesianBasis {
     }
     const std::size_t n_chunks = (n_pixels() + chunk_ - 1) / chunk_;
     run_parallel(n_chunks, threads, poll, [&](std::size_t c, Checkpoint& checkpoint) {
-      fill_rows(c * chunk_, std::min(n_pixels(), (c + 1) * chunk_), 0, dest, ld, checkpoint);
+      fill_rows(c * chunk_, std::min(n_pixels(), (c + 1) * chunk_), 0, dest, ld, checkpoint,
+                purpose_ == Purpose::analysis);
     });
   }
 
@@ -447,7 +456,7 @@ class CartesianBasis {
       for (std::size_t g = 0; g < groups_.size(); ++g) {
         const Group& grp = groups_[g];
         if (purpose_ == Purpose::analysis) {
-          out[g] = grp.matrix.data() + p0 * grp.features * grp.width;
+          require(false, "internal: a stored analysis basis is kept in panels");
         } else {
           out[g] = grp.matrix.data() + p0 * grp.features;
           (*ld)[g] = n_pixels() * grp.features;
