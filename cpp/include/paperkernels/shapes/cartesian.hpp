@@ -26,6 +26,8 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -82,18 +84,34 @@ class CartesianBasis {
     const std::size_t HW = static_cast<std::size_t>(H_) * W_;
     if (precomputed_) {
       const std::size_t n_blocks = (B + kBlock - 1) / kBlock;
+      // Feature buffers (a few MB per block) are reused from block to block: fresh ones would be
+      // zeroed page by page by the kernel each time.
+      using Buffers = std::vector<std::vector<double>>;
+      std::mutex pool_mutex;
+      std::vector<std::unique_ptr<Buffers>> pool;
       run_parallel(n_blocks, threads, poll, [&](std::size_t block, Checkpoint& checkpoint) {
         const std::size_t b0 = block * kBlock, nb = std::min(kBlock, B - b0);
-        for (std::size_t b = 0; b < nb; ++b) check_mask(masks + (b0 + b) * HW, b0 + b, checkpoint);
-        // The features of every shape of the block first, shape by shape (its mask stays in cache
-        // while the orbits gather from it), stored piece-major: piece c of group g holds nb rows of
+        std::unique_ptr<Buffers> buffers;
+        {
+          std::lock_guard<std::mutex> lock(pool_mutex);
+          if (!pool.empty()) {
+            buffers = std::move(pool.back());
+            pool.pop_back();
+          }
+        }
+        if (!buffers) buffers = std::make_unique<Buffers>(groups_.size());
+        Buffers& features = *buffers;
+        // The features of every shape of the block first, shape by shape: its mask is checked
+        // (a sequential read that brings it into cache) and at once gathered from (scattered reads
+        // that then hit the cache). Stored piece-major: piece c of group g holds nb rows of
         // (pixels of the piece) x features values, contiguous, at nb * p0 * features.
-        std::vector<std::vector<double>> acc(groups_.size()), features(groups_.size());
+        std::vector<std::vector<double>> acc(groups_.size());
         for (std::size_t g = 0; g < groups_.size(); ++g) {
           acc[g].assign(nb * groups_[g].width, 0.0);
-          features[g].resize(nb * n_pixels() * groups_[g].features);
+          features[g].resize(nb * n_pixels() * groups_[g].features);  // every entry is written below
         }
         for (std::size_t b = 0; b < nb; ++b) {
+          check_mask(masks + (b0 + b) * HW, b0 + b, checkpoint);
           for (std::size_t p0 = 0; p0 < n_pixels(); p0 += kWalk) {
             const std::size_t p1 = std::min(n_pixels(), p0 + kWalk);
             std::array<double*, 6> dst{};
@@ -113,6 +131,8 @@ class CartesianBasis {
           checkpoint.tick(nb * (p1 - p0) * 2 * S_);
         }
         scatter_moments(acc, nb, out + b0 * 2 * S_);
+        std::lock_guard<std::mutex> lock(pool_mutex);
+        pool.push_back(std::move(buffers));
       });
       return;
     }
