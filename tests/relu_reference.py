@@ -147,3 +147,90 @@ def random_moves(net, rng, n_moves=6):
             continue
         applied.append(kind)
     return net, applied
+
+
+# ---- an independent exact description of one-input networks ------------------------------------
+
+def _pre_activations_1d(weights, biases, x):
+    """Pre-activations of every layer at the scalar x (plain Python Fractions)."""
+    z = [Fraction(x)]
+    out = []
+    L = len(weights)
+    for l in range(L):
+        pre = [sum((Fraction(weights[l][j][k]) * z[k] for k in range(len(z))), Fraction(0)) + Fraction(biases[l][j])
+               for j in range(len(weights[l]))]
+        out.append(pre)
+        z = [max(v, Fraction(0)) for v in pre]
+    return out
+
+
+def candidate_knots_1d(weights, biases):
+    """A finite superset of the breakpoints of a one-input network, built layer by layer: every
+    pre-activation of layer l is affine between consecutive knots of layers < l, so its zeros on each
+    piece (and on the two unbounded pieces) are found by linear interpolation."""
+    knots = []
+    for l in range(len(weights) - 1):
+        ks = sorted(set(knots))
+        if ks:
+            probes = [ks[0] - 1] + ks + [ks[-1] + 1]
+        else:
+            probes = [Fraction(0), Fraction(1)]
+        values = [_pre_activations_1d(weights, biases, p)[l] for p in probes]
+        new = []
+        for j in range(len(weights[l])):
+            for (p, vp), (q, vq) in zip(zip(probes, values), zip(probes[1:], values[1:])):
+                a, b = vp[j], vq[j]
+                slope = (b - a) / (q - p)
+                if slope == 0:
+                    continue
+                root = p - a / slope
+                unbounded_left = p == probes[0]
+                unbounded_right = q == probes[-1]
+                if (p <= root <= q) or (unbounded_left and root < p) or (unbounded_right and root > q):
+                    new.append(root)
+        knots += new
+    return sorted(set(knots))
+
+
+def function_key_1d(weights, biases):
+    """An exact canonical key of the function x -> f(x) of a one-input network: its true breakpoints
+    with their values plus the slopes at -inf and +inf (or the affine map when there is none). Two
+    one-input networks compute the same function iff their keys are equal."""
+    def f(x):
+        return tuple(_pre_activations_1d(weights, biases, x)[-1])
+
+    ks = candidate_knots_1d(weights, biases)
+    if not ks:
+        f0, f1 = f(Fraction(0)), f(Fraction(1))
+        return ("affine", f0, tuple(b - a for a, b in zip(f0, f1)))
+    pts = [ks[0] - 1] + ks + [ks[-1] + 1]
+    vals = [f(p) for p in pts]
+    slopes = [tuple((b - a) / (q - p) for a, b in zip(va, vb)) for p, q, va, vb in zip(pts, pts[1:], vals, vals[1:])]
+    true = [(ks[i], vals[i + 1]) for i in range(len(ks)) if slopes[i] != slopes[i + 1]]
+    if not true:
+        return ("affine", f(Fraction(0)), slopes[0])
+    return ("cpwl", tuple(true), slopes[0], slopes[-1])
+
+
+def net_function_key_1d(net):
+    Ws, bs = net_lists(net)
+    return function_key_1d(Ws, bs)
+
+
+def ridge_function_key(weights, biases):
+    """Exact canonical key of the function of a network with ONE first-layer neuron (any n0):
+    f(x) = h(w . x + b) is a ridge function. With s = |first nonzero entry of w| and sigma its sign,
+    f(x) = g(v) with v = (sigma / s) w . x (first nonzero coefficient +1) and g(v) = h(sigma s v + b),
+    a one-input network whose function key is exact; a constant f is keyed by its value."""
+    w = [Fraction(v) for v in weights[0][0]]
+    b = Fraction(biases[0][0])
+    rest_W, rest_b = weights[1:], biases[1:]
+    first = next((v for v in w if v != 0), None)
+    if first is None:
+        out = _pre_activations_1d([[[0]]] + list(rest_W), [[b]] + list(rest_b), 0)[-1]
+        return ("constant", tuple(out))
+    s, sigma = abs(first), (1 if first > 0 else -1)
+    key = function_key_1d([[[sigma * s]]] + list(rest_W), [[b]] + list(rest_b))
+    if key[0] == "affine" and all(v == 0 for v in key[2]):
+        return ("constant", key[1])
+    return ("ridge", tuple(v * sigma / s for v in w), key)

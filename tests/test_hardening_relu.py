@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import paperkernels
 import paperkernels.relu as R
 from paperkernels.relu import _fiber, moves
 
@@ -192,6 +193,8 @@ def test_overflow_refused_not_silent():
     assert R.conservation_laws(huge, exact=True)[0][0] > 0
     bad("net", R.functional_dimension, huge)
     bad("net", R.fiber_description, huge)
+    with pytest.raises(ValueError, match="x: the outputs overflow float64"):
+        huge(np.ones(2))
     bad("eta", R.gd_drift, NET, ([np.ones((3, 2)), np.ones((1, 3))], [np.ones(3), np.ones(1)]), 1e300)
     tiny = R.ReLUNet([np.full((2, 2), 1e-300), np.full((1, 2), 1e-300)], [np.zeros(2), np.zeros(1)])
     verdict = R.equivalent(tiny, huge, procedure="sampling")  # float pre-filter overflows; exact check decides
@@ -202,17 +205,17 @@ def test_overflow_refused_not_silent():
 
 
 def test_exploding_work_refused_up_front():
-    assert "MAX_JACOBIAN_BYTES" in str(bad("n_points", R.functional_dimension, NET, n_points=10**9))
+    assert "max_result_bytes" in str(bad("n_points", R.functional_dimension, NET, n_points=10**9))
     bad("n_samples", R.equivalent, NET, NET, n_samples=10**12)
     wide = random_net(4, [13, 2, 1])
     assert "procedure='milp'" in str(bad("procedure", R.equivalent, wide, wide, domain=(-1, 1), procedure="regions"))
 
 
-def test_jacobian_limit_is_configurable(monkeypatch):
-    monkeypatch.setattr(_fiber, "MAX_JACOBIAN_BYTES", 8 * 10 * 1 * NET.n_parameters - 1)
-    bad("points", R.functional_dimension, NET, np.ones((10, 2)))
-    monkeypatch.setattr(_fiber, "MAX_JACOBIAN_BYTES", 8 * 10 * 1 * NET.n_parameters)
-    assert R.functional_dimension(NET, np.random.default_rng(0).standard_normal((10, 2))) >= 1
+def test_jacobian_limit_is_configurable():
+    with paperkernels.limits.override(max_result_bytes=8 * 10 * 1 * NET.n_parameters - 1):
+        bad("points", R.functional_dimension, NET, np.ones((10, 2)))
+    with paperkernels.limits.override(max_result_bytes=8 * 10 * 1 * NET.n_parameters):
+        assert R.functional_dimension(NET, np.random.default_rng(0).standard_normal((10, 2))) >= 1
 
 
 # ---- threads, Ctrl-C, memory -------------------------------------------------------------------

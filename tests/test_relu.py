@@ -554,14 +554,14 @@ def test_affine_against_one_hidden_layer():
     assert_witness(v, affine, off)
 
 
-def test_depth_mismatch_is_undecided_globally_and_decided_on_a_box():
+def test_depth_mismatch_is_decided_globally_and_on_a_box():
     rng = np.random.default_rng(17)
     a = random_net([2, 3, 1], rng)
     Ws, bs = a.exact_parameters()
     # the same function with an extra always-active layer computing relu(z) = z on z >= 0... of a shifted copy
     deeper = ReLUNet([Ws[0], np.eye(3, dtype=np.int64), Ws[1]], [bs[0], [0, 0, 0], bs[1]])
-    v = equivalent(a, deeper)
-    assert v.equivalent is None and not v.proof
+    v = equivalent(a, deeper)  # no common canonical form: the region enumeration on R^2 decides
+    assert v.equivalent is True and v.proof and v.scope == "global" and v.procedure == "region enumeration"
     box = equivalent(a, deeper, domain=BOX2)
     assert box.equivalent is True and box.proof and box.procedure == "region enumeration"
 
@@ -643,7 +643,7 @@ def test_many_inputs_skip_region_enumeration():
     a = float_net([13, 4, 3, 1], rng)
     b = ReLUNet(list(a.weights), list(a.biases[:-1]) + [a.biases[-1] + 1.0])
     box = ([-1] * 13, [1] * 13)
-    with pytest.raises(ValueError, match="procedure: region enumeration handles at most 12 inputs"):
+    with pytest.raises(ValueError, match="procedure: region enumeration on a box handles at most 12 inputs"):
         equivalent(a, b, domain=box, procedure="regions")
     v = equivalent(a, b, domain=box)
     assert_witness(v, a, b)

@@ -172,28 +172,4 @@ void bind_common(py::module_& m) {
         return out;
       },
       "(name, present) for the x86-64 features the kernels care about (empty elsewhere).");
-  m.def(
-      "build_config",
-      [] {
-        py::dict out;
-#ifdef PAPERKERNELS_COMPILER
-        out["compiler"] = PAPERKERNELS_COMPILER;
-#elif defined(__VERSION__)
-        out["compiler"] = __VERSION__;
-#endif
-#ifdef PAPERKERNELS_BUILD_TYPE
-        out["build_type"] = PAPERKERNELS_BUILD_TYPE;
-#endif
-#ifdef PAPERKERNELS_CXX_FLAGS
-        out["flags"] = PAPERKERNELS_CXX_FLAGS;
-#endif
-        out["cplusplus"] = static_cast<long>(__cplusplus);
-#ifdef PAPERKERNELS_SIMD_X86
-        out["simd_variants"] = std::vector<std::string>{"avx512", "avx2", "sse2"};
-#else
-        out["simd_variants"] = std::vector<std::string>{"sse2"};
-#endif
-        return out;
-      },
-      "How this extension was built: compiler, build type, flags, compiled SIMD variants.");
 }

@@ -11,6 +11,7 @@ void bind_greedy(py::module_& m);
 void bind_relu(py::module_& m);
 void bind_cascade(py::module_& m);
 void bind_toptwo(py::module_& m);
+void bind_build_info(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "paperkernels C++ core (private: import paperkernels instead)";
@@ -35,4 +36,5 @@ PYBIND11_MODULE(_core, m) {
   bind_relu(m);
   bind_cascade(m);
   bind_toptwo(m);
+  bind_build_info(m);
 }

@@ -41,7 +41,7 @@ std::shared_ptr<DeepFormHandle> make_form(const std::vector<carray<double>>& wei
   }
   {
     py::gil_scoped_release release;
-    handle->form = std::make_unique<relu::DeepForm>(std::move(layers));
+    handle->form = std::make_unique<relu::DeepForm>(std::move(layers), bind::python_signal_poll());
   }
   return handle;
 }
@@ -115,7 +115,7 @@ void bind_relu(py::module_& m) {
         const auto b = view(W1b, b1b, W2b, b2b, "b");
         require(a.n0 == b.n0 && a.n_out == b.n_out, "b: expected the input and output sizes of a");
         py::gil_scoped_release release;
-        return relu::OneHiddenDifference(a, b).equal();
+        return relu::OneHiddenDifference(a, b, bind::python_signal_poll()).equal();
       },
       "Exact equivalence of two one-hidden-layer float64 networks (procedure (a) on their difference).");
 

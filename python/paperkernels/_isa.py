@@ -113,7 +113,7 @@ def _cpu_model() -> str:
 
 def config() -> Dict[str, Any]:
     """The facts :func:`show_config` prints, as nested dictionaries."""
-    build = dict(_core.build_config())
+    build = dict(_core.build_info())
     features = list(_core.cpu_features())
     return {
         "paperkernels": {"version": __version__},
@@ -156,10 +156,12 @@ def show_config(mode: str = "stdout") -> Optional[Dict[str, Any]]:
     lines = [
         f"paperkernels {__version__} (Python {info['python']['version']}, {info['python']['implementation']})",
         "Build:",
-        f"  compiler: {build.get('compiler', 'unknown')} (C++ {str(build.get('cplusplus', '?'))[:4]})",
-        f"  build type: {build.get('build_type', 'unknown')}",
-        f"  flags: {build.get('flags', 'unknown')}",
-        f"  SIMD variants compiled: {', '.join(build.get('simd_variants', []))}",
+        f"  compiler: {build.get('compiler_id', '?')} {build.get('compiler_version', '?')}"
+        f" (C++ {str(build.get('cxx_standard', '?'))[:4]})",
+        f"  build type: {build.get('build_type') or 'unknown'}",
+        f"  flags: {build.get('cxx_flags') or 'unknown'}",
+        f"  source commit: {build.get('git_commit') or 'unknown'}",
+        "  SIMD variants compiled: " + ("avx512, avx2, sse2" if build.get("dispatch") else "baseline only"),
         "CPU:",
         f"  model: {cpu['model']} ({cpu['machine']})",
         f"  features found: {' '.join(cpu['features']) or 'none checked'}",

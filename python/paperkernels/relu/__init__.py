@@ -3,7 +3,9 @@
 After "The Symmetries of Three-Layer ReLU Networks" (Gegenfurtner, Grillo, Montufar, arXiv 2605.18319)
 and "Most ReLU Networks Admit Identifiable Parameters" (Grillo, Montufar, arXiv 2605.03601). Only the
 papers' abstracts were available: the bottleneck canonical form is our reconstruction, sound by
-construction (every step is a function-preserving move) and complete on every test we could build.
+construction (every step is a function-preserving move) but not complete (``complete=False``);
+:func:`equivalent` settles what the canonical forms leave open with an exact enumeration of the joint
+linear regions of the two networks on all of R^n0 (or on a box).
 
 Main entry points
 -----------------
@@ -14,7 +16,8 @@ moves
 canonical_form(net, method="auto", exact=False)
     One-hidden-layer (complete), three-layer bottleneck (symmetry-aware) or generic deep form.
 equivalent(a, b, domain=None, exact=False) -> Verdict
-    Functional equivalence, globally or on a box, with the procedure, proof status and an exact witness.
+    Functional equivalence, globally or on a box: True only with a proof, False only with an exact
+    witness inside the domain, otherwise None with the reason.
 fiber_description, functional_dimension, conservation_laws, gd_drift, local_conservation_laws
     Fibers, Jacobian rank, and the conservation laws of gradient flow.
 """
@@ -24,7 +27,7 @@ from __future__ import annotations
 from . import moves
 from ._canonical import CanonicalForm, canonical_form_exact, choose_method, is_bottleneck
 from ._conservation import conservation_laws, gd_drift, local_conservation_laws, neuron_gradients
-from ._equivalence import Verdict, equivalent
+from ._equivalence import Verdict, _interrupts_intact, equivalent
 from ._fiber import FiberDescription, fiber_description, functional_dimension
 from ._net import ReLUNet
 from .._validation import as_choice
@@ -47,6 +50,7 @@ __all__ = [
 ]
 
 
+@_interrupts_intact
 def canonical_form(net: ReLUNet, method: str = "auto", *, exact: bool = False) -> CanonicalForm:
     """Canonical form of a network's parameters.
 

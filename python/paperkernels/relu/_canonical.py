@@ -34,7 +34,12 @@ class CanonicalForm:
         relative error bounds in ``relative_error`` (equality is still decided exactly, see ``==``).
     complete : bool
         True when different forms imply different functions: proved for ``one_hidden_layer`` and
-        ``affine``; reconstructed (not proved) for ``bottleneck``; False for ``deep_generic``.
+        ``affine``. False for ``deep_generic`` (complete only on identifiable parameters) and for
+        ``bottleneck``: equal functions can get different bottleneck forms (for example a neuron of
+        layer 2 whose linear term is absorbed by a hidden neuron, or ``relu(1 - relu(u)) - 3`` and
+        ``-relu(1 - relu(1 - u)) - 2``, both ``-2 - clip(u, 0, 1)`` for one bottleneck neuron), so a
+        difference of bottleneck forms is settled by :func:`paperkernels.relu.equivalent`'s exact
+        region enumeration.
     widths : tuple
         Input width, then the widths of the canonical layers, then the output width.
     parts : dict
@@ -75,6 +80,23 @@ class CanonicalForm:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_parts"] = self.parts  # materialised: the float path's C++ handle does not pickle
+        state.pop("_handle", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    def __deepcopy__(self, memo: dict) -> "CanonicalForm":
+        import copy
+
+        state = copy.deepcopy(self.__getstate__(), memo)
+        out = CanonicalForm.__new__(CanonicalForm)
+        out.__setstate__(state)
+        return out
+
     def to_rational(self) -> "CanonicalForm":
         """The exact version of this form (recomputed in rational arithmetic when needed)."""
         if self.exact:
@@ -86,13 +108,26 @@ class CanonicalForm:
         exact = self.to_rational()
         p = exact.parts
         if exact.method in ("affine", "deep_generic"):
-            return ReLUNet(list(p["weights"]), list(p["biases"]), dtype="rational")
+            return _net_allowing_empty_layers(list(p["weights"]), list(p["biases"]))
         if exact.method == "one_hidden_layer":
             return _kinks_to_net(p["kink_weights"], p["kink_biases"], p["kink_outputs"], p["linear"], p["offset"])
         inner = _kinks_to_net(p["cut_weights"], p["cut_biases"], p["cut_outputs"], p["linear"], p["offset"],
                               orthant=True)
         W2, b2, W3, b3 = (inner.weights[0], inner.biases[0], inner.weights[1], inner.biases[1])
         return ReLUNet([p["layer1_weights"], W2, W3], [p["layer1_biases"], b2, b3], dtype="rational")
+
+
+def _net_allowing_empty_layers(Ws, bs) -> ReLUNet:
+    """A network from layers some of which may have no neuron (the form removed them all): an empty
+    hidden layer becomes one neuron with zero weights, zero bias and zero outgoing weights, which
+    outputs 0 like the empty layer."""
+    Ws, bs = list(Ws), list(bs)
+    for l in range(len(Ws) - 1):
+        if Ws[l].shape[0] == 0:
+            Ws[l] = np.array([[ZERO] * Ws[l].shape[1]], dtype=object).reshape(1, Ws[l].shape[1])
+            bs[l] = np.array([ZERO], dtype=object)
+            Ws[l + 1] = np.array([[ZERO] for _ in range(Ws[l + 1].shape[0])], dtype=object).reshape(-1, 1)
+    return ReLUNet(Ws, bs, dtype="rational")
 
 
 def _kinks_to_net(Wk, bk, C, A, d, orthant: bool = False) -> ReLUNet:
@@ -423,7 +458,7 @@ def bottleneck_exact(net: ReLUNet) -> CanonicalForm:
     }
     info = {"layer1_classes": tuple(classes), "layer1_order": tuple(perm),
             "layer1_classes_by_neuron": classes_by_neuron, "layer2_counts": counts}
-    return CanonicalForm("bottleneck", True, True, (n0, n1, len(betac), n3), parts, info)
+    return CanonicalForm("bottleneck", True, False, (n0, n1, len(betac), n3), parts, info)
 
 
 def canonical_form_exact(net: ReLUNet, method: str = "auto") -> CanonicalForm:

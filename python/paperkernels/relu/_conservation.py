@@ -111,24 +111,27 @@ def neuron_gradients(net: ReLUNet, X: Any, Y: Any) -> Tuple[float, Tuple[List[np
     X = as_array(X, "X", shape=(None, net.n_inputs))
     Y = as_array(Y, "Y", shape=(None, net.n_outputs))
     check_same_length([("X", len(X)), ("Y", len(Y))])
-    Ws, bs = net.float_parameters()
-    zs, pres = [X], []
-    for W, b in zip(Ws[:-1], bs[:-1]):
-        pre = zs[-1] @ W.T + b
-        pres.append(pre)
-        zs.append(np.maximum(pre, 0.0))
-    out = zs[-1] @ Ws[-1].T + bs[-1]
-    n = len(X)
-    resid = out - Y
-    loss = 0.5 * float(np.sum(resid * resid)) / n
-    delta = resid / n
-    gW: List[np.ndarray] = [None] * net.depth  # type: ignore[list-item]
-    gb: List[np.ndarray] = [None] * net.depth  # type: ignore[list-item]
-    for l in range(net.depth - 1, -1, -1):
-        gW[l] = delta.T @ zs[l]
-        gb[l] = delta.sum(axis=0)
-        if l > 0:
-            delta = (delta @ Ws[l]) * (pres[l - 1] > 0)
+    Ws, bs = net._float_parameters_checked("net")
+    with np.errstate(over="ignore", invalid="ignore"):
+        zs, pres = [X], []
+        for W, b in zip(Ws[:-1], bs[:-1]):
+            pre = zs[-1] @ W.T + b
+            pres.append(pre)
+            zs.append(np.maximum(pre, 0.0))
+        out = zs[-1] @ Ws[-1].T + bs[-1]
+        n = len(X)
+        resid = out - Y
+        loss = 0.5 * float(np.sum(resid * resid)) / n
+        delta = resid / n
+        gW: List[np.ndarray] = [None] * net.depth  # type: ignore[list-item]
+        gb: List[np.ndarray] = [None] * net.depth  # type: ignore[list-item]
+        for l in range(net.depth - 1, -1, -1):
+            gW[l] = delta.T @ zs[l]
+            gb[l] = delta.sum(axis=0)
+            if l > 0:
+                delta = (delta @ Ws[l]) * (pres[l - 1] > 0)
+    if not (np.isfinite(loss) and all(np.all(np.isfinite(g)) for g in gW + gb)):
+        raise ValueError("net: the loss or its gradient overflows float64 (parameters or data too large); rescale them")
     return loss, (gW, gb)
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
-
 import math
+import numbers
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, List, Optional, Tuple
@@ -12,16 +13,18 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from .._seed import as_seed
-from .._validation import as_int
+from .._validation import as_int, plain_array
 from . import _rational as rat
 from ._canonical import CanonicalForm, canonical_form_exact, choose_method
-from ._net import ReLUNet
-from ._regions import Leaf, RegionBudgetExceeded, enumerate_regions
+from ._net import ReLUNet, float_forward
+from ._regions import Leaf, RegionBudgetExceeded, RegionTimeLimit, enumerate_regions
 
 PROCEDURES = ("auto", "canonical", "regions", "milp", "sampling")
-AUTO_REGION_INPUTS = 6  # "auto" enumerates regions only for this many inputs or fewer
+AUTO_REGION_INPUTS = 6  # on a box, "auto" enumerates regions only for this many inputs or fewer (2^n0 vertices)
 MAX_REGION_INPUTS = 12
 MAX_SAMPLES = 10**7  # random pre-filter points (each costs two float forward passes)
+ONE = Fraction(1)
+_FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
 @dataclass(frozen=True)
@@ -31,25 +34,30 @@ class Verdict:
     Attributes
     ----------
     equivalent : bool or None
-        True only with a proof. False: the networks differ (a proof when ``proof`` is True, usually
-        with a ``witness``; otherwise the deciding procedure is incomplete). None: undecided.
+        True only with a proof of equivalence (on ``scope``). False only with a ``witness`` inside
+        the domain at which both networks were re-evaluated in exact rational arithmetic and differ.
+        None: undecided, with the reason in ``reason``.
     proof : bool
-        Whether the answer is proven (exact arithmetic throughout).
+        True for every True or False answer (both are proven); False for None.
     scope : str
         ``"global"`` (on all of R^n0) or ``"box"`` (on ``domain``). A global equivalence also holds
         on any box; a difference on the box is also a global difference.
     procedure : str
         Which procedure decided: ``"canonical form (one_hidden_layer)"``, ``"canonical form
         (bottleneck)"``, ``"canonical form (deep_generic)"``, ``"random points"``,
-        ``"region enumeration"``, ``"breakpoints"``, ``"milp"``, ...
+        ``"region enumeration"``, ``"milp"``, ...
     witness : object array of Fractions or None
-        A point where the outputs differ, checked in exact arithmetic.
+        A point of the domain where the outputs differ, checked in exact arithmetic.
     outputs : pair of object arrays or None
         The exact outputs of both networks at ``witness``.
     domain : (low, high) or None
         The box of a ``"box"`` verdict.
     detail : str
         A sentence explaining the verdict.
+    stats : dict
+        Diagnostics (number of regions enumerated, MILP objective, elapsed seconds, ...).
+    reason : str or None
+        Why the answer is None (budget, time limit, solver unavailable, ...); None otherwise.
     """
 
     equivalent: Optional[bool]
@@ -61,9 +69,28 @@ class Verdict:
     domain: Optional[Tuple[np.ndarray, np.ndarray]] = None
     detail: str = ""
     stats: dict = field(default_factory=dict, compare=False)
+    reason: Optional[str] = None
 
     def __bool__(self) -> bool:
         return self.equivalent is True
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+
+        def same(x, y) -> bool:
+            if x is None or y is None:
+                return x is y
+            if isinstance(x, tuple):
+                return len(x) == len(y) and all(same(p, q) for p, q in zip(x, y))
+            return np.array_equal(np.asarray(x, dtype=object), np.asarray(y, dtype=object))
+
+        return ((self.equivalent, self.proof, self.scope, self.procedure, self.detail, self.reason)
+                == (other.equivalent, other.proof, other.scope, other.procedure, other.detail, other.reason)
+                and same(self.witness, other.witness) and same(self.outputs, other.outputs)
+                and same(self.domain, other.domain))
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __str__(self) -> str:
         answer = {True: "equivalent", False: "not equivalent", None: "undecided"}[self.equivalent]
@@ -87,29 +114,80 @@ def check_pair(a: Any, b: Any) -> None:
         raise ValueError(f"b: expected a network with {a.n_outputs} outputs like a, got {b.n_outputs}")
 
 
+def _bound(v: Any) -> Fraction:
+    """One box bound as an exact Fraction; ValueError/TypeError (unnamed) for anything else."""
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"expected real bounds, got {type(v).__name__}")
+    if isinstance(v, np.longdouble) and np.dtype(np.longdouble).itemsize > 8:
+        raise TypeError("expected float64 or Fraction bounds, got numpy.longdouble (pass Fractions for exact values)")
+    if isinstance(v, Fraction):
+        return v
+    if isinstance(v, numbers.Integral):
+        return Fraction(int(v))
+    if isinstance(v, numbers.Real):
+        f = float(v)
+        if not math.isfinite(f):
+            raise ValueError(f"expected finite bounds, got {v!r}")
+        return Fraction(f)
+    raise TypeError(f"expected real bounds, got {type(v).__name__} {v!r}")
+
+
 def as_domain(domain: Any, n0: int) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """(low, high) object arrays of Fractions from (low, high) or an (n0, 2) array."""
     if domain is None:
         return None
     if isinstance(domain, (tuple, list)) and len(domain) == 2:  # (low, high); an ndarray is (n0, 2)
-        lo, hi = domain
-        lo = np.broadcast_to(np.asarray(lo, dtype=object), (n0,))
-        hi = np.broadcast_to(np.asarray(hi, dtype=object), (n0,))
+        lo, hi = (plain_array(v, "domain", dtype=object) for v in domain)
+        try:
+            lo = np.broadcast_to(lo, (n0,))
+            hi = np.broadcast_to(hi, (n0,))
+        except ValueError:
+            raise ValueError(f"domain: expected low and high of length {n0} (or scalars), got shapes "
+                             f"{lo.shape} and {hi.shape}") from None
     else:
-        arr = np.asarray(domain, dtype=object)
+        arr = plain_array(domain, "domain", dtype=object)
         if arr.shape != (n0, 2):
             raise ValueError(f"domain: expected (low, high) or an array of shape ({n0}, 2), got shape {arr.shape}")
         lo, hi = arr[:, 0], arr[:, 1]
     try:
-        for v in list(lo) + list(hi):
-            if isinstance(v, (bool, np.bool_)) or not (isinstance(v, Fraction) or math.isfinite(float(v))):
-                raise ValueError
-        lo_f, hi_f = rat.fraction_array(np.array(list(lo), dtype=object)), rat.fraction_array(np.array(list(hi), dtype=object))
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError("domain: expected finite real bounds") from None
+        lo_f = np.array([_bound(v) for v in lo], dtype=object)
+        hi_f = np.array([_bound(v) for v in hi], dtype=object)
+    except (TypeError, ValueError, OverflowError) as exc:
+        kind = TypeError if isinstance(exc, TypeError) else ValueError
+        raise kind(f"domain: {exc}") from None
     if any(l >= h for l, h in zip(lo_f, hi_f)):
         raise ValueError("domain: expected low < high in every coordinate")
     return lo_f, hi_f
+
+
+def inner_float_box(box) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """float64 bounds of a box contained in the exact box (None when no float box fits inside)."""
+    lo, hi = box
+    lo_f, hi_f = [], []
+    for l, h in zip(lo, hi):
+        fl = min(max(_to_float(l), -_FLOAT_MAX), _FLOAT_MAX)
+        fh = min(max(_to_float(h), -_FLOAT_MAX), _FLOAT_MAX)
+        with np.errstate(over="ignore"):
+            if Fraction(fl) < l:
+                fl = float(np.nextafter(fl, np.inf))
+            if Fraction(fh) > h:
+                fh = float(np.nextafter(fh, -np.inf))
+        if not (math.isfinite(fl) and math.isfinite(fh)) or fl > fh or Fraction(fl) < l or Fraction(fh) > h:
+            return None
+        lo_f.append(fl)
+        hi_f.append(fh)
+    return np.array(lo_f), np.array(hi_f)
+
+
+def _to_float(v: Fraction) -> float:
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
+def _in_box(point, box) -> bool:
+    return box is None or all(l <= v <= h for v, l, h in zip(point, box[0], box[1]))
 
 
 # ---- exact checks of witnesses -------------------------------------------------------------------
@@ -120,20 +198,25 @@ def exact_difference(a: ReLUNet, b: ReLUNet, points: np.ndarray) -> Tuple[np.nda
 
 
 def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = True, box=None):
-    """The first point (row) where the exact outputs differ, rounded to a simpler rational when the
-    rounded point still differs (checked exactly again)."""
+    """The first point (row) inside the box (if any) where the exact outputs differ, rounded to a
+    simpler rational when the rounded point still differs (checked exactly again)."""
     if len(points) == 0:
         return None
+    points = rat.fraction_array(points)
+    inside = [r for r in range(len(points)) if _in_box(points[r], box)]
+    if not inside:
+        return None
+    points = points[inside]
     fa, fb = exact_difference(a, b, points)
     for r in range(len(points)):
         if any(x != y for x, y in zip(fa[r], fb[r])):
-            point = rat.fraction_array(points[r])
+            point = points[r]
             if simplify:
                 for d in (4, 64, 4096):
                     simple = np.array([v.limit_denominator(d) for v in point], dtype=object)
                     if np.array_equal(simple, point):
                         break
-                    if box is not None and any(v < l or v > h for v, l, h in zip(simple, box[0], box[1])):
+                    if not _in_box(simple, box):
                         continue
                     sa, sb = exact_difference(a, b, simple.reshape(1, -1))
                     if any(x != y for x, y in zip(sa[0], sb[0])):
@@ -144,17 +227,18 @@ def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = 
 
 # ---- random points (can only prove a difference) --------------------------------------------------
 
-def _scale_of(net: ReLUNet) -> float:
-    W, b = net.float_parameters()[0][0], net.float_parameters()[1][0]
+def _scale_of(Ws, bs) -> float:
+    W, b = Ws[0], bs[0]
     norms = np.linalg.norm(W, axis=1)
     offsets = np.abs(b)[norms > 0] / norms[norms > 0]
-    return float(max(1.0, np.max(offsets))) if offsets.size else 1.0
+    scale = float(max(1.0, np.max(offsets))) if offsets.size else 1.0
+    return min(scale, 1e150) if math.isfinite(scale) else 1e150
 
 
-def _probes(net: ReLUNet, base: np.ndarray, rng: np.random.Generator, step: float) -> np.ndarray:
+def _probes(params, base: np.ndarray, rng: np.random.Generator, step: float) -> np.ndarray:
     """Points on both sides of a random neuron's (bent) hyperplane per layer and base point, reached
     by one Newton step on that neuron's pre-activation (vectorised over the base points)."""
-    Ws, bs = net.float_parameters()
+    Ws, bs = params
     N, n0 = base.shape
     z = base
     J = np.broadcast_to(np.eye(n0), (N, n0, n0))
@@ -177,29 +261,36 @@ def _probes(net: ReLUNet, base: np.ndarray, rng: np.random.Generator, step: floa
     return np.concatenate(out) if out else np.zeros((0, n0))
 
 
-def sample_points(a: ReLUNet, b: ReLUNet, domain, n_samples: int, rng: np.random.Generator) -> np.ndarray:
-    n0 = a.n_inputs
-    scale = max(_scale_of(a), _scale_of(b))
-    if domain is None:
+def sample_points(pa, pb, box, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+    """Random, latent and probe points (float64; for a box, inside the exact box)."""
+    n0 = pa[0][0].shape[1]
+    scale = max(_scale_of(*pa), _scale_of(*pb))
+    if box is None:
         k = max(1, n_samples // 6)
         pts = [rng.normal(size=(k, n0)) * s for s in (0.1 * scale, scale, 10 * scale)]
-        for net in (a, b):
-            Ws, bs = net.float_parameters()
+        for Ws, bs in (pa, pb):
             W1, b1 = Ws[0], bs[0]
             if W1.shape[0] <= n0:  # latent points: pick the first-layer pre-activations, solve for x
                 h = rng.normal(size=(k, W1.shape[0])) * np.maximum(1.0, np.abs(b1))
-                x, *_ = np.linalg.lstsq(W1, (h - b1).T, rcond=None)
+                try:
+                    x, *_ = np.linalg.lstsq(W1, (h - b1).T, rcond=None)
+                except np.linalg.LinAlgError:
+                    continue
                 pts.append(x.T)
         base = np.concatenate(pts)
+        step_scale = 1e-3 * scale
     else:
-        lo = rat.float_array(domain[0])
-        hi = rat.float_array(domain[1])
-        base = lo + (hi - lo) * rng.random(size=(max(1, n_samples // 3), n0))
-    step_scale = 1e-3 * scale if domain is None else 1e-3 * float(np.min(rat.float_array(domain[1] - domain[0])))
+        lo, hi = box
+        u = rng.random(size=(max(1, n_samples // 3), n0))
+        base = lo * (1 - u) + hi * u  # no overflow even for bounds near the float64 limit
+        step_scale = 1e-3 * float(np.min(hi / 2 - lo / 2)) * 2
+    base = base[np.all(np.isfinite(base), axis=1)]
+    if len(base) == 0:
+        return base
     sub = base[rng.choice(len(base), size=min(len(base), max(1, n_samples // 6)), replace=False)]
-    pts = np.concatenate([base] + [_probes(net, sub, rng, step_scale) for net in (a, b)])
-    if domain is not None:
-        pts = np.clip(pts, rat.float_array(domain[0]), rat.float_array(domain[1]))
+    pts = np.concatenate([base] + [_probes(p, sub, rng, step_scale) for p in (pa, pb)])
+    if box is not None:
+        pts = np.clip(pts, box[0], box[1])
     return pts[np.all(np.isfinite(pts), axis=1)]
 
 
@@ -209,24 +300,35 @@ class RandomWitnessSearch:
     The points and their float differences are computed once. ``witness(min_score)`` re-evaluates
     exactly (at most ``n_exact`` of) the points whose relative float difference exceeds
     ``min_score`` and that were not checked before; a positive ``min_score`` skips exact work when the
-    differences look like round-off. It can only ever prove a difference.
+    differences look like round-off. It can only ever prove a difference. Networks whose parameters
+    do not fit float64, and boxes without float64 points inside, get no points.
     """
 
     def __init__(self, a: ReLUNet, b: ReLUNet, domain, n_samples: int, seed: int, n_exact: int = 8) -> None:
         self.a, self.b, self.domain, self.n_exact = a, b, domain, n_exact
-        if n_samples <= 0:
-            self.points, self.order, self.score = np.zeros((0, a.n_inputs)), np.zeros(0, dtype=int), np.zeros(0)
-        else:
-            rng = np.random.default_rng(seed)
-            with np.errstate(over="ignore", invalid="ignore"):
-                self.points = sample_points(a, b, domain, n_samples, rng)
-                fa, fb = a(self.points), b(self.points)
-                scale = 1.0 + np.max(np.abs(fa), axis=1) + np.max(np.abs(fb), axis=1)
-                score = np.max(np.abs(fa - fb), axis=1) / scale
-            # Where float64 overflowed, only the exact evaluation can tell: check those points first.
-            self.score = np.where(np.isfinite(score), score, np.inf)
-            self.order = np.argsort(-self.score)[:n_exact]
+        self.points, self.order, self.score = np.zeros((0, a.n_inputs)), np.zeros(0, dtype=int), np.zeros(0)
         self.checked = 0  # candidates order[:checked] have been re-evaluated exactly
+        if n_samples <= 0:
+            return
+        try:
+            pa, pb = a.float_parameters(), b.float_parameters()
+        except OverflowError:
+            return
+        fbox = None if domain is None else inner_float_box(domain)
+        if domain is not None and fbox is None:
+            return
+        rng = np.random.default_rng(seed)
+        with np.errstate(all="ignore"):
+            points = sample_points(pa, pb, fbox, n_samples, rng)
+            if len(points) == 0:
+                return
+            fa, fb = float_forward(pa, points)[-1], float_forward(pb, points)[-1]
+            scale = 1.0 + np.max(np.abs(fa), axis=1) + np.max(np.abs(fb), axis=1)
+            score = np.max(np.abs(fa - fb), axis=1) / scale
+        # Where float64 overflowed, only the exact evaluation can tell: check those points first.
+        self.points = points
+        self.score = np.where(np.isfinite(score), score, np.inf)
+        self.order = np.argsort(-self.score, kind="stable")[:n_exact]
 
     def witness(self, min_score: float = 0.0):
         todo = [i for i in self.order[self.checked:] if self.score[i] > min_score]
@@ -263,137 +365,149 @@ def difference_net(a: ReLUNet, b: ReLUNet) -> ReLUNet:
     return ReLUNet([W1, W2], [c1, a2 - b2], dtype="rational")
 
 
+def _dot(u, v) -> Fraction:
+    return sum((p * q for p, q in zip(u, v)), Fraction(0))
+
+
 def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet):
-    """A point where two one-hidden-layer networks with different canonical forms differ (exact)."""
+    """A point where two one-hidden-layer networks with different canonical forms differ (exact).
+
+    The difference D = f_a - f_b has a canonical form; if it has a kink (w, beta, c), a point x_on of
+    its hyperplane off every other kink hyperplane is found on a moment curve (each other hyperplane
+    meets the curve in at most n0 - 1 points), and x_on +- eps w with eps below the distance to every
+    other hyperplane lie in the two adjacent linear pieces: their second difference is eps |w|^2 c != 0,
+    so D is nonzero at one of the three points. Without kinks, D is affine and nonzero at 0 or at a
+    unit vector. No iteration depends on magnitudes.
+    """
     D = difference_net(a, b)
     form = canonical_form_exact(D, "one_hidden_layer").parts
     n0 = a.n_inputs
     zero = Fraction(0)
-    candidates: List[List[Fraction]] = []
     Wk, bk = form["kink_weights"], form["kink_biases"]
     if len(bk) == 0:
-        candidates.append([zero] * n0)
-        candidates += [[Fraction(int(i == j)) for i in range(n0)] for j in range(n0)]
-    else:
-        w, beta = Wk[0], bk[0]
-        ww = sum(v * v for v in w)
-        x0 = [-beta * v / ww for v in w]
-        direction = [Fraction(0)] * n0
-        for trial in range(1, 50):
-            v = [Fraction((7 * trial + 3 * q * q + q) % 11 - 5) for q in range(n0)]
-            proj = sum(p * q for p, q in zip(v, w)) / ww
-            direction = [p - proj * q for p, q in zip(v, w)]
-            if n0 == 1 or any(direction):
-                break
-        bad = set()
-        for k in range(1, len(bk)):
-            slope = sum(p * q for p, q in zip(Wk[k], direction))
-            at0 = sum(p * q for p, q in zip(Wk[k], x0)) + bk[k]
-            if slope != 0:
-                bad.add(-at0 / slope)
-        s = next(Fraction(t) for t in range(len(bad) + 1) if Fraction(t) not in bad)
-        x_on = [p + s * q for p, q in zip(x0, direction)]
-        eps = Fraction(1)
-        for _ in range(2000):
-            pts = [[p + eps * q for p, q in zip(x_on, w)], [p - eps * q for p, q in zip(x_on, w)], x_on]
-            vals = D.evaluate(np.array(pts, dtype=object), exact=True)
-            second = vals[0] + vals[1] - 2 * vals[2]
-            expected = eps * ww * form["kink_outputs"][:, 0]
-            if all(x == y for x, y in zip(second, expected)):
-                candidates += pts
-                break
-            eps /= 2
-    return _first_witness(a, b, np.array(candidates, dtype=object))
+        candidates = [[zero] * n0] + [[Fraction(int(i == j)) for i in range(n0)] for j in range(n0)]
+        return _first_witness(a, b, np.array(candidates, dtype=object))
+    w, beta = list(Wk[0]), bk[0]
+    ww = _dot(w, w)
+    x0 = [-beta * v / ww for v in w]
+    others = [(list(Wk[k]), bk[k]) for k in range(1, len(bk))]
+    x_on = None
+    for t in range(max(1, (n0 - 1) * len(others) + 1) + 1):
+        v = [Fraction(t) ** q for q in range(n0)]
+        proj = _dot(v, w) / ww
+        cand = [p + (q - proj * r) for p, q, r in zip(x0, v, w)]
+        if all(_dot(wk, cand) + bk_ != 0 for wk, bk_ in others):
+            x_on = cand
+            break
+    if x_on is None:  # unreachable by the counting argument above
+        return None
+    eps = Fraction(1)
+    for wk, bk_ in others:
+        slope = _dot(wk, w)
+        if slope != 0:
+            eps = min(eps, abs(_dot(wk, x_on) + bk_) / abs(slope) / 2)
+    pts = [[p + eps * q for p, q in zip(x_on, w)], [p - eps * q for p, q in zip(x_on, w)], x_on]
+    return _first_witness(a, b, np.array(pts, dtype=object))
 
 
 # ---- exact region enumeration -------------------------------------------------------------------
 
-def regions_verdict(a: ReLUNet, b: ReLUNet, lo, hi, max_regions: int):
-    """Exact comparison on every joint linear region of the box. Returns (equal, witness, n_leaves)."""
+def _region_difference_point(leaf: Leaf):
+    """A point of the (closed) region where the two affine maps differ, or None when they agree."""
+    (NA, dA), (NB, dB) = leaf.integer_maps
+    D = NA * dB - NB * dA  # (f_a - f_b) = D[:, :-1] x + D[:, -1] over dA dB > 0
+    if not any(v != 0 for v in D.flat):
+        return None
+
+    def differs_homogeneous(g) -> bool:  # g = (x, t) with integer or Fraction entries
+        return any(sum((D[o, q] * g[q] for q in range(len(g)) if g[q]), 0) != 0 for o in range(D.shape[0]))
+
+    if not any(differs_homogeneous(g) for g, _ in leaf.generators):
+        return None  # the maps agree on the whole region
+    p = leaf.interior_point()
+    candidates = [p]
+    candidates += [tuple((u + v) / 2 for u, v in zip(p, x)) for x in leaf.vertices]
+    candidates += [tuple(u + v for u, v in zip(p, r)) for r in leaf.rays]
+    for x in candidates:
+        if differs_homogeneous(tuple(x) + (ONE,)):
+            return np.array(x, dtype=object)
+    return None  # unreachable: an affine map vanishing at these points vanishes on the region
+
+
+def regions_verdict(a: ReLUNet, b: ReLUNet, box, max_regions: int, deadline: Optional[float] = None):
+    """Exact comparison on every joint linear region of the box, or of all of R^n0 (``box=None``).
+
+    Returns ``(status, witness, n_leaves)`` with status ``"equal"``, ``"different"`` (witness
+    re-evaluated exactly through both networks), ``"budget"`` or ``"time"``.
+    """
     layers = []
     for net in (a, b):
         Ws, bs = net.exact_parameters()
         layers.append(list(zip(Ws, bs)))
     found = {}
+    count = {"leaves": 0}
 
     def on_leaf(leaf: Leaf) -> bool:
-        (MA, mA), (MB, mB) = leaf.maps
-        if np.array_equal(MA, MB) and np.array_equal(mA, mB):
+        count["leaves"] += 1
+        x = _region_difference_point(leaf)
+        if x is None:
             return False
-        for point, _ in leaf.vertices:
-            x = np.array(point, dtype=object)
-            if any(v != 0 for v in (np.dot(MA - MB, x) + mA - mB)):
-                found["witness"] = x
-                return True
-        raise AssertionError("affine maps differ on a full-dimensional region but agree at its vertices")
+        found["witness"] = x
+        return True
 
-    leaves = enumerate_regions(layers, list(lo), list(hi), max_regions=max_regions, on_leaf=on_leaf)
+    lo, hi = (None, None) if box is None else (list(box[0]), list(box[1]))
+    try:
+        leaves = enumerate_regions(layers, lo, hi, n_inputs=a.n_inputs, max_regions=max_regions,
+                                   deadline=deadline, on_leaf=on_leaf)
+    except RegionBudgetExceeded:
+        return "budget", None, count["leaves"]
+    except RegionTimeLimit:
+        return "time", None, count["leaves"]
     if "witness" in found:
-        w = _first_witness(a, b, found["witness"].reshape(1, -1), box=(lo, hi))
-        if w is None:
-            raise AssertionError("region witness failed the exact re-check")
-        return False, w, leaves
-    return True, None, leaves
-
-
-def line_extent(a: ReLUNet, b: ReLUNet, max_regions: int) -> Fraction:
-    """For n0 = 1: a radius R such that no neuron of either network changes sign outside [-R, R]."""
-    R = Fraction(1)
-    for net in (a, b):
-        W, bias = net.exact_parameters()[0][0], net.exact_parameters()[1][0]
-        for w, c in zip(W[:, 0], bias):
-            if w != 0:
-                R = max(R, 2 * abs(c / w) + 1)
-    layers = [list(zip(*net.exact_parameters())) for net in (a, b)]
-    while True:
-        grow = {}
-
-        def on_leaf(leaf: Leaf) -> bool:
-            xs = [p[0][0] for p in leaf.vertices]
-            left, right = min(xs), max(xs)
-            for log in leaf.pre:
-                for coef, c, _active in log:
-                    s = coef[0]
-                    if s == 0:
-                        continue
-                    root = -c / s
-                    if (right == R and root > R) or (left == -R and root < -R):
-                        grow["R"] = max(grow.get("R", R), 2 * abs(root) + 1)
-            return False
-
-        enumerate_regions(layers, [-R], [R], max_regions=max_regions, on_leaf=on_leaf)
-        if "R" not in grow:
-            return R
-        R = grow["R"]
+        w = _first_witness(a, b, found["witness"].reshape(1, -1), box=box)
+        if w is None:  # the exact re-evaluation disagrees with the region maps: never claim a difference
+            return "inconsistent", None, leaves
+        return "different", w, leaves
+    return "equal", None, leaves
 
 
 # ---- MILP (HiGHS) ---------------------------------------------------------------------------------
 
-def milp_witness(a: ReLUNet, b: ReLUNet, lo, hi, time_limit: Optional[float], tol: float = 1e-9):
+def milp_witness(a: ReLUNet, b: ReLUNet, box, deadline: Optional[float], tol: float = 1e-9):
     """Maximise +-(f_a - f_b)_o on the box with a big-M MILP; exact re-check of each solver point.
 
-    Returns (witness or None, largest objective reported by the solver, status text).
+    Returns (witness or None, largest objective reported by the solver or None, status text).
     """
     try:
         import highspy
     except ImportError:
-        return None, None, "highspy is not installed"
+        return None, None, "highspy, needed for the MILP check, is not installed"
     from ._milp import build_difference_milp
 
-    lo_f = rat.float_array(lo)
-    hi_f = rat.float_array(hi)
+    fbox = inner_float_box(box)
+    if fbox is None:
+        return None, None, "the box has no float64 interior for the MILP"
+    try:
+        a.float_parameters(), b.float_parameters()
+    except OverflowError:
+        return None, None, "the parameters do not fit float64, which the MILP needs"
+    lo_f, hi_f = fbox
     best = 0.0
     statuses = []
     for o in range(a.n_outputs):
         for sign in (1.0, -1.0):
-            x, value, status = build_difference_milp(highspy, a, b, lo_f, hi_f, o, sign, time_limit)
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return None, best, "time limit reached"
+            with np.errstate(all="ignore"):
+                x, value, status = build_difference_milp(highspy, a, b, lo_f, hi_f, o, sign, remaining)
             statuses.append(status)
-            if x is None:
+            if x is None or value is None or not math.isfinite(value):
                 continue
             best = max(best, value)
             if value > tol:
                 x = np.clip(x, lo_f, hi_f)
-                w = _first_witness(a, b, x.reshape(1, -1), box=(lo, hi))
+                w = _first_witness(a, b, x.reshape(1, -1), box=box)
                 if w is not None:
                     return w, best, status
     return None, best, ", ".join(sorted(set(statuses)))
@@ -416,7 +530,7 @@ def _forms_equal(a: ReLUNet, b: ReLUNet, method: str, exact: bool) -> Tuple[bool
         if same is not None:
             return same, True
     fa, fb = _form(a, method, exact), _form(b, method, exact)
-    return fa == fb, fa.complete
+    return fa == fb, fa.complete and fb.complete
 
 
 def _common_method(a: ReLUNet, b: ReLUNet) -> Optional[str]:
@@ -463,35 +577,42 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
     domain : None, (low, high) or ndarray of shape (n0, 2)
         None asks about all of R^n0; a box asks the weaker question of equality on the box. A tuple
         or list of two entries is (low, high) (scalars or length-n0 vectors); an ndarray holds one
-        (low, high) row per input.
+        (low, high) row per input. Bounds may be Fractions (exact) or finite floats.
     exact : bool
         Compute canonical forms in exact rational arithmetic only (no float path).
     procedure : {"auto", "canonical", "regions", "milp", "sampling"}
         ``"auto"`` chooses (see Notes); the others force one procedure (plus the exact check of any
-        witness). ``"regions"`` and ``"milp"`` need ``domain`` (or n0 = 1 for ``"regions"``).
+        witness). ``"regions"`` is the complete exact region enumeration (on the box, or on all of
+        R^n0 without ``domain``); ``"milp"`` needs ``domain`` and the optional ``highspy``.
     n_samples : int
         Size of the random-point pre-filter (0 disables it). It can only prove a difference.
     seed : int or numpy.random.Generator
         Seed of the random points.
     max_regions : int
-        Budget of the exact region enumeration before falling back to the MILP.
+        Budget of the exact region enumeration (joint linear regions visited). Beyond it the answer
+        is None (with ``reason``), or on a box the MILP gets the rest of the time.
     time_limit : float or None
-        Time limit (seconds) of each MILP solve.
+        Seconds for the whole call (canonical forms, sampling, enumeration and MILP); when it runs
+        out the answer is None with ``reason``. None: no limit.
 
     Returns
     -------
     Verdict
-        ``equivalent`` is True only with a proof; any witness has been re-evaluated exactly.
+        ``equivalent`` is True only with a proof, False only with an exact witness inside the
+        domain, None otherwise (``reason`` says why).
 
     Notes
     -----
     ``"auto"``: the canonical forms first (one hidden layer: complete; three-layer bottleneck: the
-    symmetry-aware reconstruction; otherwise the generic scale+sort form, which is sound but
-    incomplete). Equal forms prove global equivalence. Otherwise random and probe points look for a
-    witness; then, for n0 = 1, every breakpoint is compared exactly (global or on the interval); on a
-    box, exact region enumeration decides (n0 <= 6), with the difference MILP as the fallback when
-    the enumeration budget runs out or n0 is larger.
+    symmetry-aware reconstruction; otherwise the generic scale+sort form). Equal forms prove global
+    equivalence. Different forms of the complete one-hidden-layer procedure give a constructed
+    witness. Otherwise random and probe points look for a witness, then the exact region enumeration
+    decides: it visits every joint linear region of the two networks (on R^n0 as unbounded polyhedra,
+    or on the box) and compares the two affine maps exactly on each. On a box with more than
+    ``AUTO_REGION_INPUTS`` inputs, or when the budget runs out, the difference MILP searches for a
+    witness; its "no difference" is never reported as equivalence.
     """
+    started = time.monotonic()
     check_pair(a, b)
     if procedure not in PROCEDURES:
         raise ValueError(f"procedure: expected one of {', '.join(repr(p) for p in PROCEDURES)}, got {procedure!r}")
@@ -499,14 +620,28 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
     n_samples = as_int(n_samples, "n_samples", low=0, high=MAX_SAMPLES)
     max_regions = as_int(max_regions, "max_regions", low=1)
     seed = as_seed(seed)
-    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise ValueError(f"time_limit: expected a positive number of seconds or None, got {time_limit!r}")
+    if time_limit is not None and (isinstance(time_limit, (bool, np.bool_)) or not isinstance(time_limit, numbers.Real)
+                                   or not (math.isfinite(float(time_limit)) and time_limit > 0)):
+        raise ValueError(f"time_limit: expected a positive finite number of seconds or None, got {time_limit!r}")
+    deadline = None if time_limit is None else started + float(time_limit)
     scope = "global" if box is None else "box"
     stats: dict = {}
 
-    def verdict(eq, proof, proc, witness=None, detail=""):
+    def verdict(eq, proc, witness=None, detail="", reason=None, where=None):
         w, outs = (witness if witness is not None else (None, None))
-        return Verdict(eq, proof, scope, proc, w, outs, box, detail, stats)
+        if eq is False and w is None:  # never: a difference is only reported with its exact witness
+            raise AssertionError("a 'not equivalent' verdict without a witness")
+        stats["seconds"] = time.monotonic() - started
+        if eq is None and reason is None:
+            reason = detail
+        return Verdict(eq, eq is not None, where or scope, proc, w, outs, box, detail, stats, reason)
+
+    def out_of_time() -> bool:
+        return deadline is not None and time.monotonic() > deadline
+
+    def timed_out(proc):
+        return verdict(None, proc, detail=f"time limit of {time_limit} s reached before a decision",
+                       reason="time limit")
 
     sampler: List[RandomWitnessSearch] = []
     found = []
@@ -520,96 +655,88 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
                 found.append(w)
         return found[0] if found else None
 
+    random_detail = "a random or probe point where the outputs differ (checked exactly)"
     method = _common_method(a, b)
     fast_forms = method in ("deep_generic", "one_hidden_layer") and not exact and not a.rational and not b.rational
     if procedure == "auto" and not fast_forms:
         # Cheap float pre-filter: exact work only where the float difference is far above round-off.
         w = search(min_score=1e-9)
         if w is not None:
-            return verdict(False, True, "random points", w, "a random or probe point where the outputs differ (checked exactly)")
+            return verdict(False, "random points", w, random_detail)
 
     if procedure in ("auto", "canonical"):
         if method is not None:
             same, complete = _forms_equal(a, b, method, exact)
             proc = f"canonical form ({method})"
             if same:
-                return Verdict(True, True, "global", proc, None, None, box,
-                               "equal canonical forms: equivalent on all of R^n0" + (" (hence on the box)" if box is not None else ""),
-                               stats)
+                return verdict(True, proc, None, "equal canonical forms: equivalent on all of R^n0"
+                               + (" (hence on the box)" if box is not None else ""), where="global")
             stats["canonical"] = "different"
-            if box is None and complete:
+            if complete:  # different complete forms: the functions differ on R^n0; find where
                 w = search()
-                if w is None and method == "one_hidden_layer":
+                if w is None and box is None:
                     w = one_hidden_layer_witness(a, b)
                 if w is not None:
-                    return verdict(False, True, proc, w, "different canonical forms; witness checked exactly")
-                if method in ("one_hidden_layer", "affine"):
-                    return verdict(False, True, proc, None, "different canonical forms (complete procedure)")
+                    return verdict(False, proc, w, "different canonical forms; witness checked exactly")
             if procedure == "canonical":
                 w = search()
                 if w is not None:
-                    return verdict(False, True, proc, w, "different canonical forms; witness checked exactly")
-                why = ("the form is complete only on identifiable parameters" if method == "deep_generic" else
-                       "equality on the box is weaker than global equality" if box is not None else
-                       "the bottleneck procedure is a reconstruction, so without a witness this is not a proof")
-                return verdict(False, False, proc, None, "different canonical forms, no witness found; " + why)
+                    return verdict(False, proc, w, "different canonical forms; witness checked exactly")
+                why = ("equality on the box is weaker than global equality" if complete else
+                       f"the {method} form is not complete (equal functions can have different forms)")
+                return verdict(None, proc, detail="different canonical forms and no witness found; " + why)
         elif procedure == "canonical":
-            return verdict(None, False, "canonical form", None, "the networks have different depths: no common canonical form")
+            return verdict(None, "canonical form", detail="the networks have different depths: no common canonical form")
+        if out_of_time():
+            return timed_out("canonical form")
 
     if procedure in ("auto", "sampling"):
         w = search()
         if w is not None:
-            return verdict(False, True, "random points", w, "a random or probe point where the outputs differ (checked exactly)")
+            return verdict(False, "random points", w, random_detail)
         if procedure == "sampling":
-            return verdict(None, False, "random points", None, "no difference found at the sampled points (never a proof of equivalence)")
+            return verdict(None, "random points", detail="no difference found at the sampled points (never a proof "
+                           "of equivalence)", reason="sampling cannot prove equivalence")
+        if out_of_time():
+            return timed_out("random points")
 
-    if procedure in ("auto", "regions") and a.n_inputs == 1 and box is None:
-        R = line_extent(a, b, max_regions)
-        eq, w, leaves = regions_verdict(a, b, [-R], [R], max_regions)
+    if procedure == "milp" and box is None:
+        raise ValueError("domain: the MILP check needs a box")
+    if procedure == "regions" and box is not None and a.n_inputs > MAX_REGION_INPUTS:
+        raise ValueError(f"procedure: region enumeration on a box handles at most {MAX_REGION_INPUTS} inputs "
+                         f"(a box has 2^n0 vertices), got n0 = {a.n_inputs}; use procedure='milp' or no domain")
+    regions_reason = None
+    if procedure == "regions" or (procedure == "auto" and (box is None or a.n_inputs <= AUTO_REGION_INPUTS)):
+        status, w, leaves = regions_verdict(a, b, box, max_regions, deadline)
         stats["regions"] = leaves
-        if eq:
-            return verdict(True, True, "breakpoints",
-                           detail=f"equal on all {leaves} joint pieces of [-{R}, {R}], which contains every breakpoint")
-        return verdict(False, True, "breakpoints", w, "the outputs differ on a linear piece (checked exactly)")
-
-    if box is None:
-        if procedure == "regions":
-            raise ValueError("domain: region enumeration needs a box (or a single input)")
-        if procedure == "milp":
-            raise ValueError("domain: the MILP check needs a box")
-        method = _common_method(a, b)
-        if method is None:
-            return verdict(None, False, "random points", None,
-                           "different depths and no witness found; pass domain= for an exact check on a box")
-        detail = {"deep_generic": "different generic canonical forms and no witness found; this procedure is complete "
-                                  "only on identifiable parameters (pass domain= for an exact check on a box)",
-                  "bottleneck": "different bottleneck canonical forms and no witness found; the bottleneck "
-                                "procedure is a reconstruction, so this is not a proof"}[method]
-        return verdict(False, False, f"canonical form ({method})", None, detail)
-
-    lo, hi = box
-    if procedure == "regions" and a.n_inputs > MAX_REGION_INPUTS:
-        raise ValueError(f"procedure: region enumeration handles at most {MAX_REGION_INPUTS} inputs "
-                         f"(a box has 2^n0 vertices), got n0 = {a.n_inputs}; use procedure='milp'")
-    if procedure == "regions" or (procedure == "auto" and a.n_inputs <= AUTO_REGION_INPUTS):
-        try:
-            eq, w, leaves = regions_verdict(a, b, lo, hi, max_regions)
-            stats["regions"] = leaves
-            if eq:
-                return verdict(True, True, "region enumeration", detail=f"equal affine maps on all {leaves} joint regions of the box")
-            return verdict(False, True, "region enumeration", w, "the outputs differ on a region (checked exactly)")
-        except RegionBudgetExceeded:
+        where = "all of R^n0" if box is None else "the box"
+        if status == "equal":
+            return verdict(True, "region enumeration", None,
+                           f"equal affine maps on all {leaves} joint linear regions of {where}")
+        if status == "different":
+            return verdict(False, "region enumeration", w, "the affine maps differ on a joint region (checked exactly)")
+        if status == "budget":
             stats["regions"] = f"> {max_regions}"
-            if procedure == "regions":
-                return verdict(None, False, "region enumeration", None, f"more than {max_regions} regions: budget exceeded")
-    w, best, status = milp_witness(a, b, lo, hi, time_limit)
+            regions_reason = f"more than max_regions = {max_regions} joint regions"
+        elif status == "time":
+            regions_reason = "time limit"
+        else:
+            regions_reason = "the region maps and the exact evaluation disagree"
+        if procedure == "regions" or box is None:
+            return verdict(None, "region enumeration",
+                           detail=f"undecided: {regions_reason} (after {leaves} regions)", reason=regions_reason)
+    elif box is None:
+        return verdict(None, "random points", detail="no witness found and no complete procedure was run")
+
+    if out_of_time():
+        return timed_out("milp")
+    w, best, status = milp_witness(a, b, box, deadline)
     stats["milp_objective"] = best
     if w is not None:
-        return verdict(False, True, "milp", w, "the MILP's maximiser of the difference, checked exactly")
+        return verdict(False, "milp", w, "the MILP's maximiser of the difference, checked exactly")
+    prefix = "region enumeration undecided (" + regions_reason + "); " if regions_reason else ""
     if best is None:
-        return verdict(None, False, "milp", None,
-                       "undecided: region enumeration did not apply (budget or input dimension) and highspy, "
-                       "needed for the MILP check, is not installed")
-    return verdict(None, False, "milp", None,
-                   f"the MILP found no difference above tolerance (max {best:.3g}; {status}); floating-point "
-                   "optimisation is not a proof of equivalence")
+        return verdict(None, "milp", detail=f"undecided: {prefix}{status}", reason=status)
+    return verdict(None, "milp", detail=f"undecided: {prefix}the MILP found no difference above tolerance (max "
+                   f"{best:.3g}; {status}); floating-point optimisation is not a proof of equivalence",
+                   reason="the MILP is not a proof of equivalence")

@@ -8,17 +8,48 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 
 from .._seed import as_seed
+from .._limits import check_result_bytes
 from .._validation import as_array, as_float, as_int
-
-MAX_JACOBIAN_BYTES = 2**30
-"""Largest parameter Jacobian (rows = points x outputs, columns = parameters) built in one call."""
 from ._canonical import bottleneck_exact, is_bottleneck
 from ._net import ReLUNet
 
 
-def parameter_jacobian(net: ReLUNet, X: np.ndarray) -> np.ndarray:
+def _float_params(net: ReLUNet):
+    try:
+        return net.float_parameters()
+    except OverflowError:
+        raise ValueError("net: a parameter lies beyond the float64 range (about 1.8e308); the Jacobian needs "
+                         "float64 parameters") from None
+
+
+def balanced_parameters(Ws, bs):
+    """An equivalent parameter whose hidden rows ``[W_l | b_l]`` have max-abs in [1/2, 1).
+
+    Each hidden neuron is rescaled by a power of two (symmetry 2, exact in float64 away from
+    overflow), so every parameter related by a power-of-two rescaling gives the same balanced
+    parameter. Returns ``(Ws', bs', log2_factors)`` with ``theta' = theta * 2**log2_factors`` in the
+    layout of ``ReLUNet.parameter_vector``.
+    """
+    e_prev = np.zeros(Ws[0].shape[1], dtype=np.int64)
+    outW, outb, logs = [], [], []
+    for l, (W, b) in enumerate(zip(Ws, bs)):
+        if l < len(Ws) - 1:
+            scaled = np.ldexp(np.abs(W), -e_prev[None, :])
+            m = np.maximum(np.max(scaled, axis=1), np.abs(b))
+            e = np.where(m > 0, -np.frexp(m)[1], 0).astype(np.int64)
+        else:
+            e = np.zeros(W.shape[0], dtype=np.int64)
+        eW = e[:, None] - e_prev[None, :]
+        outW.append(np.ldexp(W, eW))
+        outb.append(np.ldexp(b, e))
+        logs.append(np.concatenate([eW.ravel(), e]))
+        e_prev = e
+    return outW, outb, np.concatenate(logs)
+
+
+def parameter_jacobian(net: ReLUNet, X: np.ndarray, params=None) -> np.ndarray:
     """Jacobian of theta -> (f(x_1), ..., f(x_N)) in the layout of ``ReLUNet.parameter_vector``."""
-    Ws, bs = net.float_parameters()
+    Ws, bs = _float_params(net) if params is None else params
     N = len(X)
     zs, acts = [X], []
     for W, b in zip(Ws[:-1], bs[:-1]):
@@ -41,7 +72,8 @@ def parameter_jacobian(net: ReLUNet, X: np.ndarray) -> np.ndarray:
 def _default_points(net: ReLUNet, n_points: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     n0 = net.n_inputs
-    W1, b1 = net.float_parameters()[0][0], net.float_parameters()[1][0]
+    Ws, bs = _float_params(net)
+    W1, b1 = Ws[0], bs[0]
     norms = np.linalg.norm(W1, axis=1)
     scale = float(max(1.0, np.max(np.abs(b1)[norms > 0] / norms[norms > 0]))) if np.any(norms > 0) else 1.0
     pts = [rng.normal(size=(n_points // 2, n0)) * scale, rng.normal(size=(n_points - n_points // 2, n0)) * 3 * scale]
@@ -54,12 +86,22 @@ def _default_points(net: ReLUNet, n_points: int, seed: int) -> np.ndarray:
 
 def _check_jacobian_size(net: ReLUNet, n_points: int, name: str) -> None:
     size = 8 * n_points * net.n_outputs * net.n_parameters
-    if size > MAX_JACOBIAN_BYTES:
-        raise ValueError(
-            f"{name}: a Jacobian of {n_points} points x {net.n_outputs} outputs x {net.n_parameters} parameters takes "
-            f"{size / 2**30:.3g} GiB, above the limit of {MAX_JACOBIAN_BYTES / 2**30:.3g} GiB "
-            "(paperkernels.relu._fiber.MAX_JACOBIAN_BYTES); use fewer points"
-        )
+    check_result_bytes(size, name, f"a Jacobian of {n_points} points x {net.n_outputs} outputs x {net.n_parameters} "
+                       "parameters", "use fewer points")
+
+
+def _points(net: ReLUNet, points: Any, n_points: Optional[int], seed: Any) -> np.ndarray:
+    if points is None:
+        if n_points is None:
+            n_points = max(200, 2 * net.n_parameters // max(1, net.n_outputs))
+        n_points = as_int(n_points, "n_points", low=1)
+        _check_jacobian_size(net, 2 * n_points, "n_points")  # up to n_points latent points are added
+        with np.errstate(over="ignore", invalid="ignore"):
+            X = _default_points(net, n_points, as_seed(seed))
+        return X[np.all(np.isfinite(X), axis=1)]
+    X = as_array(points, "points", shape=(None, net.n_inputs))
+    _check_jacobian_size(net, len(X), "points")
+    return X
 
 
 def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
@@ -81,24 +123,35 @@ def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional
     if not isinstance(net, ReLUNet):
         raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
     rtol = as_float(rtol, "rtol", low=0.0, high=1.0)
-    if points is None:
-        if n_points is None:
-            n_points = max(200, 2 * net.n_parameters // max(1, net.n_outputs))
-        n_points = as_int(n_points, "n_points", low=1)
-        _check_jacobian_size(net, 2 * n_points, "n_points")  # up to n_points latent points are added
-        with np.errstate(over="ignore", invalid="ignore"):
-            X = _default_points(net, n_points, as_seed(seed))
-        X = X[np.all(np.isfinite(X), axis=1)]
-    else:
-        X = as_array(points, "points", shape=(None, net.n_inputs))
-        _check_jacobian_size(net, len(X), "points")
+    X = _points(net, points, n_points, seed)
+    rank, _, _ = _jacobian_rank(net, X, rtol)
+    if return_jacobian:
+        return rank, _original_jacobian(net, X)
+    return rank
+
+
+def _jacobian_rank(net: ReLUNet, X: np.ndarray, rtol: float):
+    """Rank of the Jacobian, computed at the balanced parameter (same rank exactly: the Jacobians at
+    theta and at theta' = T theta satisfy J(theta) = J(theta') T with T diagonal and invertible; the
+    balanced one is invariant under power-of-two rescalings and better conditioned). Returns
+    (rank, right singular vectors of J(theta'), log2 of T)."""
+    Ws, bs = _float_params(net)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        Wb, bb, logs = balanced_parameters(Ws, bs)
+        J = parameter_jacobian(net, X, (Wb, bb))
+    if not np.all(np.isfinite(J)):
+        raise ValueError("net: parameters or points too large, the Jacobian overflows float64; rescale them")
+    _, s, Vt = np.linalg.svd(J, full_matrices=True)
+    rank = int(np.sum(s > rtol * s[0])) if s.size and s[0] > 0 else 0
+    return rank, Vt, logs
+
+
+def _original_jacobian(net: ReLUNet, X: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         J = parameter_jacobian(net, X)
     if not np.all(np.isfinite(J)):
         raise ValueError("net: parameters or points too large, the Jacobian overflows float64; rescale them")
-    s = np.linalg.svd(J, compute_uv=False)
-    rank = int(np.sum(s > rtol * s[0])) if s.size and s[0] > 0 else 0
-    return (rank, J) if return_jacobian else rank
+    return J
 
 
 @dataclass(frozen=True)
@@ -179,8 +232,17 @@ def fiber_description(net: ReLUNet, points: Any = None, *, n_points: Optional[in
             if c == "hidden":
                 counts["hidden_shift"] += 1
         counts["active_mixing"] += n_active * n_active - n_active
-    rank, J = functional_dimension(net, points, n_points=n_points, seed=seed, rtol=rtol, return_jacobian=True)
-    _, s, Vt = np.linalg.svd(J, full_matrices=True)
-    n_params = J.shape[1]
-    free = Vt[rank:].T.copy()
+    rtol = as_float(rtol, "rtol", low=0.0, high=1.0)
+    X = _points(net, points, n_points, seed)
+    rank, Vt, logs = _jacobian_rank(net, X, rtol)
+    n_params = Vt.shape[1]
+    # null(J(theta)) = T^-1 null(J(theta')): rescale (by powers of two, shifted so that nothing
+    # overflows), then orthonormalise
+    shift = -logs - (int(np.max(-logs)) if logs.size else 0)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        free = np.ldexp(Vt[rank:].T, shift[:, None])
+    if free.shape[1]:
+        free, _ = np.linalg.qr(free)
+    if not np.all(np.isfinite(free)):
+        raise ValueError("net: the parameters span too many orders of magnitude for float64 free directions")
     return FiberDescription(tuple(tuple(c) for c in classes), counts, n_params - rank, free, rank, n_params)

@@ -2,11 +2,45 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from typing import List, Optional, Tuple
 
 import numpy as np
 
 from ._net import ReLUNet
+
+
+_STDOUT_LOCK = threading.Lock()
+
+
+def quiet_highs(highspy):
+    """A ``highspy.Highs`` whose construction banner does not reach stdout (it is printed by the C++
+    constructor, before any option can be set), with all further output switched off."""
+    with _STDOUT_LOCK:
+        try:
+            sys.stdout.flush()
+        except Exception:
+            pass
+        try:
+            saved = os.dup(1)
+        except OSError:
+            saved = None
+        if saved is None:
+            h = highspy.Highs()
+        else:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, 1)
+                h = highspy.Highs()
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
+                os.close(devnull)
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("log_to_console", False)
+    return h
 
 
 class _Model:
@@ -116,8 +150,7 @@ def build_difference_milp(highspy, a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: n
     lp.a_matrix_.num_col_ = n
     lp.a_matrix_.num_row_ = len(model.rows)
     lp.integrality_ = [highspy.HighsVarType.kInteger if t else highspy.HighsVarType.kContinuous for t in model.integer]
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = quiet_highs(highspy)
     h.setOptionValue("threads", 1)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))

@@ -10,12 +10,20 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _rational as rat
+from .._validation import plain_array, refuse_masked
 
 _FLOAT_EXACT_INT = 2**53
 
 
+def _is_long_double(dtype: np.dtype) -> bool:
+    return dtype.kind == "f" and dtype.itemsize > 8
+
+
 def _classify_entries(raw: np.ndarray) -> str:
     """'float' or 'rational' for an array-like of numbers; raises TypeError for anything else."""
+    if _is_long_double(raw.dtype):
+        raise TypeError(f"expected float64 or Fractions, got dtype {raw.dtype} (its extra precision would be "
+                        "rounded away; pass Fractions for exact values)")
     if raw.dtype.kind in "fiu":
         if raw.dtype.kind in "iu" and raw.size and int(np.max(np.abs(raw.astype(object)))) > _FLOAT_EXACT_INT:
             return "rational"
@@ -27,6 +35,9 @@ def _classify_entries(raw: np.ndarray) -> str:
         for v in raw.flat:
             if isinstance(v, (bool, np.bool_)):
                 continue
+            if isinstance(v, np.floating) and _is_long_double(np.dtype(type(v))):
+                raise TypeError(f"expected float64 or Fractions, got {type(v).__name__} {v!r} (pass Fractions "
+                                "for exact values)")
             if isinstance(v, Fraction):
                 kind = "rational"
             elif isinstance(v, numbers.Integral):
@@ -41,10 +52,7 @@ def _classify_entries(raw: np.ndarray) -> str:
 def _as_layer_array(value: Any, name: str, ndim: int) -> Tuple[np.ndarray, str]:
     if value is None:
         raise TypeError(f"{name}: expected an array, got None")
-    try:
-        raw = np.asarray(value)
-    except Exception as exc:
-        raise TypeError(f"{name}: expected an array-like of numbers ({exc})") from None
+    raw = plain_array(value, name)
     if raw.dtype.kind in "USVMmc":
         raise TypeError(f"{name}: expected real numbers, got an array of dtype {raw.dtype}")
     if raw.ndim != ndim:
@@ -56,7 +64,7 @@ def _as_layer_array(value: Any, name: str, ndim: int) -> Tuple[np.ndarray, str]:
     except TypeError as exc:
         raise TypeError(f"{name}: {exc}") from None
     if kind == "float":
-        arr = np.ascontiguousarray(raw, dtype=np.float64)
+        arr = np.array(raw, dtype=np.float64, order="C", copy=True)  # a copy: the caller's array stays writeable
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name}: expected finite values, got NaN or infinity")
         return arr, kind
@@ -66,6 +74,17 @@ def _as_layer_array(value: Any, name: str, ndim: int) -> Tuple[np.ndarray, str]:
             raise ValueError(f"{name}: expected finite values, got NaN or infinity")
         arr[idx] = v if type(v) is Fraction else Fraction(v)
     return arr, kind
+
+
+def float_forward(params, pts: np.ndarray) -> List[np.ndarray]:
+    """Pre-activations of every layer in float64 (no checks; overflow gives inf or NaN)."""
+    Ws, bs = params
+    values, z = [], pts
+    for W, b in zip(Ws, bs):
+        pre = z @ W.T + b
+        values.append(pre)
+        z = np.maximum(pre, 0.0)
+    return values
 
 
 class ReLUNet:
@@ -130,6 +149,28 @@ class ReLUNet:
         self._exact_cache: Optional[Tuple[Tuple[np.ndarray, ...], Tuple[np.ndarray, ...]]] = None
         self._integer_cache: Optional[list] = None
         self._full_row_rank: Optional[bool] = None
+        self._float_cache = None
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_exact_cache"] = None if not self._rational else state["_exact_cache"]
+        state["_integer_cache"] = None
+        state["_float_cache"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        from .._validation import realign_state
+
+        state = realign_state(state)
+        for key in ("_weights", "_biases"):
+            arrays = tuple(np.array(a, copy=True) for a in state[key])
+            for a in arrays:
+                a.flags.writeable = False
+            state[key] = arrays
+        if state.get("_rational"):
+            state["_exact_cache"] = None
+        state.setdefault("_float_cache", None)
+        self.__dict__.update(state)
 
     # ---- structure -------------------------------------------------------------------------
     @property
@@ -196,17 +237,30 @@ class ReLUNet:
         """The network with float64 parameters (rounded to nearest when rational)."""
         if not self._rational:
             return self
-        return ReLUNet([rat.float_array(W) for W in self._weights], [rat.float_array(b) for b in self._biases],
-                       dtype="float64")
+        Ws, bs = self._float_parameters_checked("self")
+        return ReLUNet(Ws, bs, dtype="float64")
 
     def float_parameters(self) -> Tuple[List[np.ndarray], List[np.ndarray]]:
+        """float64 copies of the parameters (rounded to nearest when rational).
+
+        Raises OverflowError when a rational parameter lies beyond the float64 range.
+        """
         if not self._rational:
             return list(self._weights), list(self._biases)
-        return [rat.float_array(W) for W in self._weights], [rat.float_array(b) for b in self._biases]
+        if self._float_cache is None:
+            self._float_cache = ([rat.float_array(W) for W in self._weights], [rat.float_array(b) for b in self._biases])
+        return list(self._float_cache[0]), list(self._float_cache[1])
+
+    def _float_parameters_checked(self, name: str = "net"):
+        try:
+            return self.float_parameters()
+        except OverflowError:
+            raise ValueError(f"{name}: a parameter lies beyond the float64 range (about 1.8e308); use exact "
+                             "arithmetic (evaluate(x, exact=True)) for this network") from None
 
     def parameter_vector(self) -> np.ndarray:
         """All parameters as one float64 vector, ordered W_1, b_1, W_2, b_2, ... (row-major)."""
-        Ws, bs = self.float_parameters()
+        Ws, bs = self._float_parameters_checked("self")
         return np.concatenate([np.concatenate([W.ravel(), b]) for W, b in zip(Ws, bs)])
 
     @classmethod
@@ -240,16 +294,18 @@ class ReLUNet:
 
     # ---- evaluation ------------------------------------------------------------------------
     def _check_points(self, x: Any, name: str = "x") -> Tuple[np.ndarray, bool]:
-        raw = np.asarray(x, dtype=object if _has_fraction(x) else None)
+        refuse_masked(x, name)
+        raw = plain_array(x, name, dtype=object if _has_fraction(x) else None)
         single = raw.ndim == 1
         if raw.ndim not in (1, 2) or raw.shape[-1] != self.n_inputs:
             raise ValueError(f"{name}: expected shape ({self.n_inputs},) or (N, {self.n_inputs}), got {raw.shape}")
         if raw.size == 0:
             raise ValueError(f"{name}: expected at least one point, got shape {raw.shape}")
-        if raw.dtype.kind not in "fiuO":
-            raise TypeError(f"{name}: expected real numbers, got dtype {raw.dtype}")
+        if raw.dtype.kind not in "fiuO" or _is_long_double(raw.dtype):
+            raise TypeError(f"{name}: expected real numbers (float64 or Fractions), got dtype {raw.dtype}")
         if raw.dtype == object:
-            odd = next((v for v in raw.flat if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)), None)
+            odd = next((v for v in raw.flat if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
+                        or (isinstance(v, np.floating) and _is_long_double(np.dtype(type(v))))), None)
             if odd is not None:
                 raise TypeError(f"{name}: expected real numbers or Fractions, got {type(odd).__name__} {odd!r}")
         for v in (raw.flat if raw.dtype == object else [np.min(raw), np.max(raw)] if raw.dtype.kind == "f" else []):
@@ -273,15 +329,18 @@ class ReLUNet:
         if exact:
             values = _exact_pre_activations(self, pts)
         else:
+            params = self._float_parameters_checked("net")
             if pts.dtype == object:
-                pts = rat.float_array(pts)
+                try:
+                    pts = rat.float_array(pts)
+                except OverflowError:
+                    raise ValueError("x: a coordinate lies beyond the float64 range; use exact=True") from None
             pts = np.asarray(pts, dtype=np.float64)
-            Ws, bs = self.float_parameters()
-            values, z = [], pts
-            for W, b in zip(Ws, bs):
-                pre = z @ W.T + b
-                values.append(pre)
-                z = np.maximum(pre, 0.0)
+            with np.errstate(over="ignore", invalid="ignore"):
+                values = float_forward(params, pts)
+            if not all(np.all(np.isfinite(v)) for v in values):
+                raise ValueError("x: the outputs overflow float64 at these points (the parameters or points are "
+                                 "too large); use evaluate(x, exact=True)")
         return [v[0] for v in values] if single else values
 
     def activation_pattern(self, x: Any, *, exact: bool = False) -> List[np.ndarray]:

@@ -35,7 +35,10 @@ def float_array(a: np.ndarray) -> np.ndarray:
 def exactly_float(a: np.ndarray) -> bool:
     """True when every Fraction of ``a`` is a float64 value exactly."""
     for v in a.flat:
-        f = float(v)
+        try:
+            f = float(v)
+        except OverflowError:  # beyond the float64 range
+            return False
         if not np.isfinite(f) or Fraction(f) != v:
             return False
     return True

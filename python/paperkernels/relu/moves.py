@@ -68,10 +68,25 @@ def _check_neuron(net: ReLUNet, layer: int, neuron: Any, name: str = "neuron") -
 
 
 def _as_fraction(value: Any, name: str) -> Fraction:
+    if isinstance(value, (bool, np.bool_, str, bytes)) or (
+            isinstance(value, np.floating) and np.dtype(type(value)).itemsize > 8):
+        raise TypeError(f"{name}: expected a float64, integer or Fraction, got {type(value).__name__} {value!r}")
     try:
         out = value if isinstance(value, Fraction) else Fraction(value)
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name}: expected a finite real number or Fraction, got {value!r}") from None
+    return out
+
+
+def _as_fraction_array(value: Any, name: str, shape: Tuple[int, ...]) -> np.ndarray:
+    from .._validation import plain_array
+
+    arr = plain_array(value, name, dtype=object)
+    if arr.shape != shape:
+        raise ValueError(f"{name}: expected shape {shape}, got {arr.shape}")
+    out = np.empty(shape, dtype=object)
+    for idx, v in np.ndenumerate(arr):
+        out[idx] = _as_fraction(v, name)
     return out
 
 
@@ -169,7 +184,7 @@ def flip(net: ReLUNet, layer: int, neuron: int, *, pair: Optional[Tuple[int, int
             raise MoveError(f"pair: neurons {j} and {k} are not an opposite pair ([W|b]_k = -rho [W|b]_j, rho > 0)")
         p = next(q for q in range(len(w_i)) if w_i[q] != 0)
         lam = W[j][p] / w_i[p]
-        if any(W[j][q] != lam * w_i[q] for q in range(len(w_i))):
+        if lam == 0 or any(W[j][q] != lam * w_i[q] for q in range(len(w_i))):
             raise MoveError(f"pair: the weights of neuron {j} are not parallel to those of neuron {i}")
         # c u_i = (c / lam) (z_j - z_k / rho) + c (b_i - b_j / lam)
         Wn[:, j] += c / lam
@@ -208,19 +223,13 @@ def perturb_dead(net: ReLUNet, layer: int, neuron: int, *, weights: Any = None, 
     if not _row_dead(layer, Ws[layer - 1][i], bs[layer - 1][i]):
         raise MoveError(f"neuron {i} of layer {layer} is not dead")
     if weights is not None:
-        new = rat.fraction_array(np.asarray(weights, dtype=object))
-        if new.shape != (net.widths[layer - 1],):
-            raise ValueError(f"weights: expected shape ({net.widths[layer - 1]},), got {new.shape}")
-        Ws[layer - 1][i] = new
+        Ws[layer - 1][i] = _as_fraction_array(weights, "weights", (net.widths[layer - 1],))
     if bias is not None:
         bs[layer - 1][i] = _as_fraction(bias, "bias")
     if not _row_dead(layer, Ws[layer - 1][i], bs[layer - 1][i]):
         raise MoveError(f"the new weights/bias would make neuron {i} of layer {layer} alive")
     if outgoing is not None:
-        new = rat.fraction_array(np.asarray(outgoing, dtype=object))
-        if new.shape != (net.widths[layer + 1],):
-            raise ValueError(f"outgoing: expected shape ({net.widths[layer + 1]},), got {new.shape}")
-        Ws[layer][:, i] = new
+        Ws[layer][:, i] = _as_fraction_array(outgoing, "outgoing", (net.widths[layer + 1],))
     return _rebuild(net, Ws, bs)
 
 
@@ -233,9 +242,7 @@ def mix_active(net: ReLUNet, layer: int, neurons: Sequence[int], G: Any) -> ReLU
     S = [_check_neuron(net, layer, j, "neurons") for j in neurons]
     if not S or len(set(S)) != len(S):
         raise ValueError(f"neurons: expected distinct neuron indices, got {list(neurons)!r}")
-    Gf = rat.fraction_array(np.asarray(G, dtype=object))
-    if Gf.shape != (len(S), len(S)):
-        raise ValueError(f"G: expected shape ({len(S)}, {len(S)}), got {Gf.shape}")
+    Gf = _as_fraction_array(G, "G", (len(S), len(S)))
     Ginv = rat.inverse(Gf)
     if Ginv is None:
         raise MoveError("G: expected an invertible matrix")

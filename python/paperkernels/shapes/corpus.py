@@ -26,7 +26,7 @@ def _shapely():
         import shapely.affinity
         import shapely.geometry
     except ImportError:  # pragma: no cover - exercised only without the optional dependency
-        raise ImportError("synthetic_shapes needs shapely (pip install shapely)") from None
+        raise ImportError("synthetic_shapes needs shapely: pip install 'paperkernels[shapes]' (or pip install shapely)") from None
     return shapely
 
 

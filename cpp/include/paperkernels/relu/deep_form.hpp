@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "paperkernels/relu/exact_product.hpp"
+#include "paperkernels/relu/one_hidden.hpp"
 
 namespace paperkernels::relu {
 
@@ -33,7 +34,10 @@ struct LayerView {
 
 class DeepForm {
  public:
-  explicit DeepForm(std::vector<LayerView> layers) : layers_(std::move(layers)) { compute(); }
+  explicit DeepForm(std::vector<LayerView> layers, Poll poll = nullptr)
+      : layers_(std::move(layers)), poll_{std::move(poll)} {
+    compute();
+  }
 
   bool ok() const noexcept { return ok_; }
   const std::string& reason() const noexcept { return reason_; }
@@ -357,6 +361,7 @@ class DeepForm {
     const double rel = rel_err_[l];
     bool duplicate = false;
     std::sort(ord.begin(), ord.end(), [&](std::size_t a, std::size_t b) {
+      poll_.tick();
       const double x = key[a], y = key[b];
       if (std::fabs(x - y) > 2.0 * rel * (std::fabs(x) + std::fabs(y))) return x < y;
       for (std::size_t c = 0; c <= lay.cols; ++c) {
@@ -379,6 +384,7 @@ class DeepForm {
   std::vector<double> rel_err_;
   bool ok_ = true;
   std::string reason_;
+  PollEvery poll_;
 };
 
 }  // namespace paperkernels::relu

@@ -17,10 +17,22 @@
 #include <numeric>
 #include <vector>
 
+#include "paperkernels/common/errors.hpp"
+#include "paperkernels/common/parallel.hpp"
 #include "paperkernels/relu/exact_product.hpp"
 #include "paperkernels/relu/exact_sum.hpp"
 
 namespace paperkernels::relu {
+
+// Calls `poll` every 2^14 ticks and throws `interrupted` when it returns true (Ctrl-C in long sorts:
+// exact tie-breaking can make a sort of millions of keys take minutes).
+struct PollEvery {
+  Poll poll;
+  std::size_t count = 0;
+  void tick() {
+    if (poll && (++count & 0x3FFFu) == 0 && poll()) throw interrupted();
+  }
+};
 
 struct OneHiddenView {
   const double* W1;  // m x n0
@@ -34,7 +46,8 @@ struct OneHiddenView {
 
 class OneHiddenDifference {
  public:
-  OneHiddenDifference(const OneHiddenView& a, const OneHiddenView& b) : nets_{a, b} {}
+  OneHiddenDifference(const OneHiddenView& a, const OneHiddenView& b, Poll poll = nullptr)
+      : nets_{a, b}, poll_{std::move(poll)} {}
 
   // True iff the two networks compute the same function (exact).
   bool equal() {
@@ -47,13 +60,19 @@ class OneHiddenDifference {
     collect(offset);
     std::vector<std::size_t> order(items_.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return compare_keys(items_[x], items_[y]) < 0; });
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      poll_.tick();
+      return compare_keys(items_[x], items_[y]) < 0;
+    });
 
     std::vector<ExactSum> linear;  // n_out x n0, allocated on first need
     std::size_t start = 0;
     while (start < order.size()) {
       std::size_t end = start + 1;
-      while (end < order.size() && compare_keys(items_[order[start]], items_[order[end]]) == 0) ++end;
+      while (end < order.size() && compare_keys(items_[order[start]], items_[order[end]]) == 0) {
+        poll_.tick();
+        ++end;
+      }
       for (std::size_t o = 0; o < n_out; ++o) {
         ExactSum kink, flipped;
         for (std::size_t g = start; g < end; ++g) {
@@ -155,6 +174,7 @@ class OneHiddenDifference {
   }
 
   OneHiddenView nets_[2];
+  PollEvery poll_;
   std::vector<double> keys_;
   std::vector<Item> items_;
 };

@@ -1,40 +1,28 @@
-"""Benchmark of paperkernels.cascade against a plain Python/numpy reference learner.
+"""paperkernels.cascade against a plain Python/numpy reference learner.
 
-For each of the specification's scales (L items, m topics, cascade length K; d_x = 5 item
-features, "transition" features, "set" states, beta = 1, lambda = 1):
+For each scale (L items, m topics, cascade length K; d_x = 5 item features, "transition" features,
+"set" states, beta = 1, lambda = 1):
 
 * learner rounds per second: the topic-aware optimistic learner with exact planning, one thread,
   paperkernels (the whole loop in C++) against the numpy learner below (vectorised optimistic
   probabilities for every (item, state), exact branch-and-bound planning in Python,
-  Sherman-Morrison updates), both from scratch on the same instance and the same clicks;
+  Sherman-Morrison updates) and its textbook form with dense feature rows;
 * planning alone: exact planning on the true model, paperkernels.plan against the same Python
   planner on the same click table.
 
 Before timing, both learners play the same rounds on the same clicks and must choose the same
 cascades (or, where the reference sees a tie within 1e-9, one it also finds optimal), and both
-planners must reach the same value.
-
-    python bench/bench_cascade.py [--quick]
+planners must reach the same value. Rates come from this process's CPU time (one thread works at a
+time on both sides).
 """
 
 from __future__ import annotations
 
-import os
-
-# One core for both sides: keep numpy's BLAS single-threaded (effective when run as a script).
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-import argparse
-import sys
-import time
-
 import numpy as np
 
-from paperkernels import cascade as pc
-from paperkernels._report import Report
+from .. import cascade as pc
+from ._harness import Recorder, blas_threads, measure
 
-TARGETS = {(100, 5, 3): 20_000, (1000, 10, 5): 2_000, (10_000, 10, 5): 200}
 D_X = 5
 BETA = 1.0
 
@@ -197,36 +185,15 @@ class DenseNumpyTopicUCB(NumpyTopicUCB):
         return np.clip(out, 0, 1)
 
 
-# ---------------------------------------------------------------------------------------------
-
-_WALL_OVER_CPU = []  # wall time / CPU time of every timed call: above 1 when the machine is shared
-
-
-def cpu_time(fn, repeat: int = 3, min_time: float = 0.2) -> float:
-    """Best CPU time of this process per call of fn (one thread works at a time on both sides, so
-    CPU time is the single-core cost even when other processes share the machine)."""
-    best = float("inf")
-    for _ in range(repeat):
-        calls = 0
-        cpu0, wall0 = time.process_time(), time.perf_counter()
-        while True:
-            fn()
-            calls += 1
-            cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-            if wall >= min_time:
-                break
-        _WALL_OVER_CPU.append(wall / max(cpu, 1e-9))
-        best = min(best, cpu / calls)
-    return best
-
 
 def check_same_cascades(env: pc.CascadeEnvironment, rounds: int, checked: int, seed: int = 7):
     """The numpy learner consumes the clicks of a paperkernels run; over the last `checked` rounds
-    it also selects, and must choose the same cascades. Returns (equal, ties); raises otherwise."""
+    it also selects. Returns (equal, ties, different): ties are cascades the numpy learner also
+    finds optimal within 1e-9."""
     model = env.model
     result = pc.simulate(env, [pc.TopicCascadeUCB(beta=BETA)], rounds, seed=seed, n_threads=1, record=True)
     reference = NumpyTopicUCB(model.X, model.topics, model.n_topics, env.K)
-    equal = ties = 0
+    equal = ties = different = 0
     for t in range(rounds):
         mine = tuple(int(i) for i in result.cascades[0, 0, t])
         if t >= rounds - checked:
@@ -240,40 +207,57 @@ def check_same_cascades(env: pc.CascadeEnvironment, rounds: int, checked: int, s
                     probs.append(table[item, s])
                     s = reference.planner.next[s, model.topics[item]]
                 if pc.cascade_value(probs) < value - 1e-9:
-                    raise AssertionError(f"round {t}: paperkernels chose {mine}, the numpy reference {theirs}")
-                ties += 1
+                    different += 1
+                else:
+                    ties += 1
         first = int(result.first_clicks[0, 0, t])
         reference.update(mine, None if first < 0 else first)
-    return equal, ties
+    return equal, ties, different
 
 
-def run(quick: bool) -> int:
-    report = Report()
-    scales = [(100, 5, 3), (1000, 10, 5)] if quick else list(TARGETS)
-    # rounds timed for paperkernels, rounds timed for numpy, rounds replayed and checked
-    # and rounds for the dense numpy learner
-    rounds = {(100, 5, 3): (20_000, 200, 2_000, 200, 20), (1000, 10, 5): (2_000, 20, 2_000, 20, 2),
-              (10_000, 10, 5): (500, 4, 500, 4, 1)}
-    if quick:
-        rounds = {(100, 5, 3): (1_000, 20, 300, 20, 3), (1000, 10, 5): (100, 3, 100, 3, 1)}
-    report.line(f"topic-aware learner, exact planning, d_x = {D_X}, beta = {BETA}, one thread; numpy {np.__version__}")
-    report.line("rates from the CPU time of this process (best of repeats); wall time / CPU time is reported at the end")
-    learner_rows, plan_rows, auto_rows = [], [], []
-    for L, m, K in scales:
+# rounds timed for paperkernels, rounds timed for numpy, rounds replayed, rounds checked, rounds for
+# the dense numpy learner
+FULL = {(100, 5, 3): (20_000, 200, 2_000, 200, 20), (1000, 10, 5): (2_000, 20, 2_000, 20, 2),
+        (10_000, 10, 5): (500, 4, 500, 4, 1)}
+QUICK = {(100, 5, 3): (300, 5, 60, 10, 2), (300, 6, 4): (40, 2, 20, 4, 1)}
+
+
+def run(rec: Recorder) -> None:
+    with blas_threads(1):
+        _run(rec)
+
+
+def _run(rec: Recorder) -> None:
+    quick = rec.quick
+    rounds = QUICK if quick else FULL
+    rec.note(f"topic-aware learner, exact planning, d_x = {D_X}, beta = {BETA}, one thread (BLAS too); "
+             "rates from this process's CPU time")
+    for (L, m, K), (T_fast, T_ref, T_replay, T_check, T_dense) in rounds.items():
         env = make_environment(L, m, K)
         model = env.model
-        T_fast, T_ref, T_replay, T_check, T_dense = rounds[(L, m, K)]
-        equal, ties = check_same_cascades(env, T_replay, T_check)
+        scale = f"L={L} m={m} K={K}"
+        workload = f"learner {scale}"
+        equal, ties, different = check_same_cascades(env, T_replay, T_check)
+        rec.check(workload, "TopicCascadeUCB vs the numpy learner on the same clicks",
+                  "cascades not optimal for the numpy learner", different, 0,
+                  detail=f"last {T_check} of {T_replay} replayed rounds: {equal} equal, {ties} ties within 1e-9")
 
         def run_fast(T=T_fast):
             pc.simulate(env, [pc.TopicCascadeUCB(beta=BETA)], T, seed=1, n_threads=1)
 
-        fast = T_fast / cpu_time(run_fast, repeat=2 if T_fast > 1000 else 3, min_time=0.0)
+        rec.rate(workload, "paperkernels", measure(run_fast, repeat=2 if quick else 3, clock="cpu", units=T_fast),
+                 unit="rounds/s", threads=1, detail=f"runs of {T_fast} rounds from scratch")
+        rec.rate(workload, "paperkernels (first rounds only)",
+                 measure(lambda: run_fast(T_ref), repeat=3, min_time=0.0 if quick else 0.2, clock="cpu", units=T_ref),
+                 unit="rounds/s", threads=1,
+                 detail=f"the numpy learner's {T_ref} rounds, where optimism is widest and pruning weakest")
         T_auto = max(T_ref, T_fast // 4)
-        auto = T_auto / cpu_time(lambda: pc.simulate(env, [pc.TopicCascadeUCB()], T_auto, seed=1, n_threads=1), repeat=2, min_time=0.0)
-        auto_rows.append([f"L={L}, m={m}, K={K}", f"{T_auto:,}", f"{auto:,.0f}"])
-        fast_same = T_ref / cpu_time(lambda: run_fast(T_ref), repeat=3, min_time=0.2)
-        def numpy_rate(cls, rounds_timed):
+        rec.rate(workload, "paperkernels (default confidence width)",
+                 measure(lambda: pc.simulate(env, [pc.TopicCascadeUCB()], T_auto, seed=1, n_threads=1), repeat=2,
+                         clock="cpu", units=T_auto),
+                 unit="rounds/s", threads=1, detail=f"runs of {T_auto} rounds, beta_t from the confidence bound")
+
+        def numpy_timer(cls, rounds_timed):
             learner = cls(model.X, model.topics, m, K)
 
             def play():
@@ -281,59 +265,25 @@ def run(quick: bool) -> int:
                     cascade, _ = learner.select()
                     learner.update(cascade, None if t % 3 else 0)
 
-            return rounds_timed / cpu_time(play, repeat=1, min_time=0.0), learner
+            return measure(play, repeat=1, clock="cpu", units=rounds_timed), learner
 
-        slow, block_learner = numpy_rate(NumpyTopicUCB, T_ref)
-        dense, dense_learner = numpy_rate(DenseNumpyTopicUCB, T_dense)
-        if not np.allclose(dense_learner.optimistic_table(), NumpyTopicUCB.optimistic_table(dense_learner), atol=1e-10):
-            raise AssertionError("the dense and block-structured numpy learners disagree")
-        target = TARGETS[(L, m, K)]
-        learner_rows.append([f"L={L}, m={m}, K={K}", f"{T_fast:,}", f"{fast:,.0f}", f"{target:,}",
-                             "-" if quick else ("yes" if fast >= target else "NO"), f"{slow:,.2f}", f"{fast / slow:,.0f}x",
-                             f"{dense:,.3g}", f"{fast / dense:,.0f}x", f"{fast_same:,.0f}", f"{equal}+{ties} ties"])
+        timer, _ = numpy_timer(NumpyTopicUCB, T_ref)
+        rec.rate(workload, "numpy learner (block-structured)", timer, unit="rounds/s", threads=1, peer=True,
+                 detail=f"its first {T_ref} rounds")
+        timer, dense = numpy_timer(DenseNumpyTopicUCB, T_dense)
+        gap = float(np.max(np.abs(dense.optimistic_table() - NumpyTopicUCB.optimistic_table(dense))))
+        rec.check(workload, "dense vs block-structured numpy optimistic tables", "max |difference|", gap, 1e-10)
+        rec.rate(workload, "numpy learner (dense rows)", timer, unit="rounds/s", threads=1, peer=True,
+                 detail=f"its first {T_dense} rounds")
 
+        workload = f"planning {scale}"
         planner = PythonPlanner(model.topics, m, K)
         mine = pc.plan(model, K)
         theirs = planner.plan(model.click_table(K))
-        if abs(mine.value - theirs[1]) > 1e-12:
-            raise AssertionError(f"planning values differ: {mine.value} vs {theirs[1]}")
-        t_fast = cpu_time(lambda: pc.plan(model, K))
-        t_slow = cpu_time(lambda: planner.plan(model.click_table(K)), repeat=2, min_time=0.0)
-        plan_rows.append([f"L={L}, m={m}, K={K}", f"{mine.value:.6f}", f"{1 / t_fast:,.0f}", f"{1 / t_slow:,.1f}", f"{t_slow / t_fast:,.0f}x"])
-
-    report.heading("learner rounds per second")
-    report.table(["scale", "rounds", "paperkernels", "target", "met", "numpy", "speed-up", "numpy dense", "speed-up",
-                  "pk first rounds", "same cascades"], learner_rows)
-    report.line("paperkernels: rounds/s over a run from scratch of the given length. numpy: the block-structured numpy")
-    report.line("learner above (vectorised over all (item, state) pairs); numpy dense: the same with phi as dense rows")
-    report.line("(timed on its first rounds: its cost per round does not fall). 'pk first rounds': paperkernels over the")
-    report.line("numpy learner's rounds only, where the optimistic probabilities are widest and pruning weakest.")
-    report.line("'same cascades': equal choices + ties (cascades the numpy learner also finds optimal within 1e-9) over")
-    report.line("the last rounds of a replayed run.")
-    report.heading("paperkernels with the default confidence width")
-    report.line("beta_t = sqrt(d log((1 + n_t / lambda) / delta)) / 2 + sqrt(lambda) S (delta = 0.05, S = 1): wide enough to")
-    report.line("keep most optimistic probabilities clipped at 1 for long, which leaves the block bounds less to prune.")
-    report.table(["scale", "rounds", "rounds/s"], auto_rows)
-    report.heading("planning alone (exact, true model)")
-    report.table(["scale", "R(A*)", "paperkernels plans/s", "python plans/s", "speed-up"], plan_rows)
-    report.line("paperkernels plans from the model (items rank by x^T theta_x within a topic in every state); the Python "
-                "planner from the model's click table (its computation included).")
-    report.line(f"wall time / CPU time over the timed calls: median {np.median(_WALL_OVER_CPU):.2f}, max "
-                f"{np.max(_WALL_OVER_CPU):.2f} (1.0 on an idle machine)")
-    return 0
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small sizes, a smoke run of a few seconds")
-    args = parser.parse_args(argv)
-    try:  # numpy may have been imported before the environment variables above were set
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return run(args.quick)
-    with threadpool_limits(1):
-        return run(args.quick)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        rec.check(workload, "paperkernels.plan vs the Python branch-and-bound planner", "|R(A*) difference|",
+                  abs(mine.value - theirs[1]), 1e-12)
+        rec.rate(workload, "paperkernels", measure(lambda: pc.plan(model, K), repeat=3,
+                                                   min_time=0.05 if quick else 0.2, clock="cpu"),
+                 unit="plans/s", threads=1, detail="plans from the model")
+        rec.rate(workload, "Python planner", measure(lambda: planner.plan(model.click_table(K)), repeat=2, clock="cpu"),
+                 unit="plans/s", threads=1, peer=True, detail="plans from the model's click table (included)")

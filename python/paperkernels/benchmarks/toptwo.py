@@ -1,0 +1,148 @@
+"""paperkernels.toptwo (beta-EB-TCI, Bernoulli arms, beta = 1/2, gk16 threshold).
+
+Contenders, on the same instances, threshold and beta:
+
+- paperkernels.toptwo.run_many on one thread and on all threads;
+- the PyPI package ``best-arm`` (its ``TopTwoBAI`` with the EB leader, the TCI challenger and
+  ``ChernoffStoppingCondition("practice")``, whose threshold is log((1 + log t) / delta)). Its
+  metadata pins scipy < 1.13, which conflicts with current numpy, while its code runs with current
+  scipy: ``pip install --no-deps best-arm`` adds it;
+- a plain numpy/Python episode written here.
+
+The contenders run in alternating rounds and each keeps its best round; single-threaded ones are
+timed by this process's CPU time, the multi-threaded run by wall time. The mean stopping times,
+pooled over every round, must agree within 4 standard errors.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Dict, List, Tuple
+
+import numpy as np
+
+from .. import toptwo
+from .._validation import available_cores
+from ._harness import Recorder, Timer
+
+BETA = 0.5
+BEST_ARM_HINT = "pip install --no-deps best-arm (its scipy<1.13 pin is not needed to run it)"
+
+
+def numpy_episode(mu: np.ndarray, delta: float, rng: np.random.Generator) -> Tuple[int, int]:
+    """One beta-EB-TCI episode, step by step with numpy: returns (recommendation, tau)."""
+    K = mu.shape[0]
+    N = np.ones(K)
+    S = (rng.random(K) < mu).astype(float)
+    t = K
+    with np.errstate(divide="ignore", invalid="ignore"):
+        while True:
+            means = S / N
+            leaders = np.flatnonzero(means == means.max())
+            B = int(leaders[0] if leaders.shape[0] == 1 else rng.choice(leaders))
+            m = (S[B] + S) / (N[B] + N)
+            W = N[B] * kl(means[B], m) + N * kl(means, m)
+            W[means >= means[B]] = 0.0
+            W[B] = np.inf
+            if W.min() > math.log((1 + math.log(t)) / delta):
+                return B, t
+            arm = B if rng.random() <= BETA else int(np.argmin(W + np.log(N)))
+            S[arm] += rng.random() < mu[arm]
+            N[arm] += 1
+            t += 1
+
+
+def kl(p, q):
+    """Bernoulli kl(p, q) elementwise, with 0 log 0 = 0."""
+    p = np.asarray(p, float)
+    return np.where(p > 0, p * np.log(p / q), 0.0) + np.where(p < 1, (1 - p) * np.log((1 - p) / (1 - q)), 0.0)
+
+
+
+def best_arm_runner(mu: np.ndarray, delta: float, rec: Recorder):
+    try:
+        from best_arm.algorithms.top_two import TopTwoBAI
+        from best_arm.environment import BaseEnvironment
+        from best_arm.stopping_conditions import ChernoffStoppingCondition
+    except Exception as exc:  # not installed, or its import-time dependencies are missing
+        if not any(s["peer"] == "best-arm" for s in rec.skipped):
+            rec.skip("best-arm", f"not importable ({type(exc).__name__}: {exc})", BEST_ARM_HINT)
+        return None
+    env = BaseEnvironment.from_dict({"env_name": "bernoulli", "state": {"probs": [float(x) for x in mu]}})
+
+    def run(seed: int) -> Tuple[int, int]:
+        np.random.seed(seed)  # best-arm draws from numpy's global generator
+        algo = TopTwoBAI(env, confidence=delta, stopping_condition=ChernoffStoppingCondition("practice"),
+                         beta=BETA, leader_type="EB", challenger_type="TCI")
+        best, N, _, _ = algo.run()
+        return int(best), int(N.sum())
+
+    return run
+
+
+Chunk = Callable[[int], Tuple[np.ndarray, np.ndarray]]  # round -> (tau, recommendation)
+
+
+def python_chunk(run: Callable[[int], Tuple[int, int]], runs_per_round: int) -> Chunk:
+    def chunk(round_: int) -> Tuple[np.ndarray, np.ndarray]:
+        out = [run(round_ * runs_per_round + i) for i in range(runs_per_round)]
+        return np.array([tau for _, tau in out]), np.array([rec for rec, _ in out])
+
+    return chunk
+
+
+def kernel_chunk(mu: np.ndarray, delta: float, n_runs: int, n_threads: int) -> Chunk:
+    def chunk(round_: int) -> Tuple[np.ndarray, np.ndarray]:
+        runs = toptwo.run_many(mu, delta, n_runs, beta=BETA, seed=round_, n_threads=n_threads)
+        return runs.tau, runs.recommendation
+
+    return chunk
+
+
+def run(rec: Recorder) -> None:
+    quick = rec.quick
+    cores = available_cores()
+    instances = [
+        ("K=4", np.array([0.7, 0.5, 0.45, 0.3]), 0.05, 6 if quick else 240),
+        ("K=10", np.round(np.linspace(0.7, 0.2, 10), 4), 0.05, 2 if quick else 24),
+    ]
+    kernel_runs = 500 if quick else 10000
+    rounds = 2 if quick else 3
+    rec.note(f"beta-EB-TCI, Bernoulli arms, beta = {BETA}, gk16 threshold; contenders alternate over {rounds} rounds")
+    for name, mu, delta, python_runs in instances:
+        workload = f"{name} delta={delta}"
+        rec.note(f"{workload}: mu = {mu.tolist()}")
+        toptwo.run_many(mu, delta, 50, seed=0)  # warm the n log n table
+        chunks: Dict[str, Tuple[Chunk, int, bool]] = {
+            "paperkernels": (kernel_chunk(mu, delta, kernel_runs, 1), 1, False),
+        }
+        if cores > 1:
+            chunks[f"paperkernels {cores} threads"] = (kernel_chunk(mu, delta, kernel_runs, cores), cores, False)
+        peer = best_arm_runner(mu, delta, rec)
+        if peer is not None:
+            chunks["best-arm TopTwoBAI"] = (python_chunk(peer, max(1, python_runs // rounds)), 1, True)
+        chunks["numpy reference"] = (
+            python_chunk(lambda seed: numpy_episode(mu, delta, np.random.default_rng(seed)),
+                         max(1, python_runs // rounds)), 1, True)
+        timers = {label: Timer("wall" if threads > 1 else "cpu") for label, (_, threads, _) in chunks.items()}
+        taus: Dict[str, List[np.ndarray]] = {label: [] for label in chunks}
+        for round_ in range(rounds):
+            for label, (chunk, _, _) in chunks.items():
+                tau, _ = timers[label].run(lambda: chunk(round_), units=lambda out: float(out[0].sum()))
+                taus[label].append(tau)
+        pooled = {label: np.concatenate(v) for label, v in taus.items()}
+        ours = pooled["paperkernels"]
+        ours_se = ours.std(ddof=1) / math.sqrt(len(ours))
+        for label, tau in pooled.items():
+            if label == "paperkernels":
+                continue
+            se = tau.std(ddof=1) / math.sqrt(len(tau)) if len(tau) > 1 else float("inf")
+            z = (tau.mean() - ours.mean()) / math.hypot(se, ours_se) if math.isfinite(se) else 0.0
+            rec.check(workload, f"{label.replace(f' {cores} threads', ' (all threads)')} vs paperkernels",
+                      "|z| of the mean stopping times", abs(z), 4.0,
+                      detail=f"{tau.mean():.1f} vs {ours.mean():.1f} over {len(tau)} and {len(ours)} runs")
+        checks = [c["id"] for c in rec.checks if c["workload"] == workload]
+        for label, (_, threads, is_peer) in chunks.items():
+            rec.rate(workload, label.replace(f" {cores} threads", ""), timers[label], unit="pulls/s",
+                     threads=threads, peer=is_peer, checks=checks,
+                     detail=f"{len(pooled[label])} runs, mean tau {pooled[label].mean():.1f}")

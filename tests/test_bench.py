@@ -1,0 +1,239 @@
+"""The benchmark harness: every module in --quick mode, the JSON record and its schema, --compare,
+--plot, the Markdown tables, and a failing module that does not hide the others."""
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import paperkernels
+from paperkernels import benchmarks
+from paperkernels.__main__ import main
+from paperkernels.benchmarks import analysis
+from paperkernels.benchmarks._harness import Recorder, measure
+
+ROOT = Path(__file__).resolve().parents[1]
+ISAS = {"avx512", "avx2", "sse2", "baseline"}
+
+
+def _cli(args, cwd, timeout=600):
+    """python -m paperkernels in a child process, importing this same paperkernels, from `cwd`."""
+    env = dict(os.environ)
+    package_parent = str(Path(paperkernels.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    return subprocess.run([sys.executable, "-m", "paperkernels", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    """One --quick run of every benchmark, from a directory without any benchmark scripts."""
+    where = tmp_path_factory.mktemp("bench")
+    path = where / "quick.json"
+    done = _cli(["bench", "--quick", "--json", str(path)], cwd=where)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return path, json.loads(path.read_text()), done.stdout
+
+
+def test_quick_run_covers_every_module(quick):
+    _, record, stdout = quick
+    assert list(record["modules"]) == list(benchmarks.BENCHMARKS)
+    for name, entry in record["modules"].items():
+        if entry["status"] == "skipped":  # only when the module's own requirement is missing
+            assert any(s["module"] == name for s in record["skipped"]), name
+            continue
+        assert entry["status"] == "ok", (name, entry["error"])
+        mine = [m for m in record["measurements"] if m["module"] == name]
+        assert mine, name
+        assert any(m["role"] == "paperkernels" for m in mine), name
+        assert [c for c in record["checks"] if c["module"] == name], f"{name}: no agreement check ran"
+    assert all(c["passed"] for c in record["checks"])
+    for m in record["measurements"]:
+        assert m["threads"] >= 1 and m["isa"] in ISAS
+        assert m["spread"]["min"] <= m["value"] <= m["spread"]["max"]
+        assert m["spread"]["min"] <= m["spread"]["median"] <= m["spread"]["max"]
+        # every timed measurement refers to checks that ran in its module before it
+        ids = {c["id"] for c in record["checks"] if c["module"] == m["module"]}
+        assert set(m["checks"]) <= ids
+    assert "summary" in stdout
+    assert record["quick"] is True
+
+
+def test_record_metadata(quick):
+    _, record, _ = quick
+    machine = record["machine"]
+    assert machine["cpu"]["model"] and machine["cores"]["available"] >= 1
+    assert record["isa"] in ISAS
+    assert record["build"]["compiler_id"] and record["build"]["cxx_flags"]
+    assert "-ffp-contract=off" in record["build"]["cxx_flags"]
+    software = record["software"]
+    assert software["numpy"] and software["python"] and "scikit-learn" in software["peers"]
+
+
+def test_record_matches_the_schema(quick):
+    _, record, _ = quick
+    assert benchmarks.validate(record) == []
+    errors = []
+    benchmarks._small_validate(record, benchmarks.load_schema(), "record", errors)
+    assert errors == []
+
+
+def test_schema_rejects_a_broken_record(quick):
+    _, record, _ = quick
+    broken = copy.deepcopy(record)
+    del broken["measurements"][0]["value"]
+    broken["measurements"][1]["threads"] = 0
+    broken["isa"] = "mmx"
+    errors = benchmarks.validate(broken)
+    assert len(errors) >= 3
+    small = []
+    benchmarks._small_validate(broken, benchmarks.load_schema(), "record", small)
+    assert len(small) >= 3
+
+
+def test_compare_the_same_run_flags_nothing(quick, tmp_path):
+    path, record, _ = quick
+    result = analysis.compare(record, copy.deepcopy(record))
+    assert result["rows"] and not any(r["verdict"] for r in result["rows"])
+    done = _cli(["bench", "--compare", str(path), str(path)], cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+    assert "0 of" in done.stdout and "SLOWER" not in done.stdout
+
+
+def _slowed(record, factor=2.0):
+    slow = copy.deepcopy(record)
+    for m in slow["measurements"]:
+        if not m["clock"]:
+            continue
+        f = factor if m["better"] == "lower" else 1 / factor
+        m["value"] *= f
+        for k in ("min", "median", "max"):
+            m["spread"][k] *= f
+    return slow
+
+
+def test_compare_flags_a_planted_slowdown(quick, tmp_path):
+    path, record, _ = quick
+    slow = _slowed(record)
+    result = analysis.compare(record, slow)
+    by_key = {tuple(r["key"]): r for r in result["rows"]}
+    narrow = [m for m in record["measurements"]
+              if m["clock"] and m["spread"]["max"] < 1.9 * m["spread"]["min"]]
+    assert len(narrow) >= 10
+    for m in narrow:  # a 2x change beyond the measured spread is flagged as a slowdown
+        assert by_key[analysis.key(m)]["verdict"] == "slower", m
+    assert not any(r["verdict"] == "faster" for r in result["rows"])
+    slow_path = tmp_path / "slow.json"
+    slow_path.write_text(json.dumps(slow))
+    done = _cli(["bench", "--compare", str(path), str(slow_path)], cwd=tmp_path)
+    assert done.returncode == 1 and "SLOWER" in done.stdout
+
+
+def test_compare_refuses_runs_from_different_machines(quick, tmp_path):
+    path, record, _ = quick
+    other = copy.deepcopy(record)
+    other["machine"]["cpu"]["model"] = "Some Other CPU"
+    with pytest.raises(analysis.MachineMismatch, match="different machines"):
+        analysis.compare(record, other)
+    assert analysis.compare(record, other, force=True)["rows"]
+    other_path = tmp_path / "other.json"
+    other_path.write_text(json.dumps(other))
+    done = _cli(["bench", "--compare", str(path), str(other_path)], cwd=tmp_path)
+    assert done.returncode == 2 and "different machines" in done.stdout and "--force" in done.stdout
+    done = _cli(["bench", "--compare", str(path), str(other_path), "--force"], cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+
+
+def test_plot_renders(quick, tmp_path):
+    pytest.importorskip("matplotlib")
+    _, record, _ = quick
+    png = tmp_path / "speedups.png"
+    analysis.plot(record, str(png))
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def test_markdown_and_readme_blocks(quick):
+    _, record, _ = quick
+    text = analysis.markdown(record)
+    for name, entry in record["modules"].items():
+        if entry["status"] == "ok":
+            assert analysis.markdown(record, name).strip()
+    assert "speed-up" in text and record["isa"] in text
+    readme = "intro\n" + analysis.BEGIN.format(module="greedy") + "\nold table\n" + \
+        analysis.END.format(module="greedy") + "\nrest\n"
+    updated, done = analysis.render_readme(record, readme)
+    assert done == ["greedy"] and "old table" not in updated and updated.endswith("rest\n")
+    assert analysis.markdown(record, "greedy") in updated
+
+
+def test_readme_has_a_block_per_module():
+    readme = ROOT / "README.md"
+    if not readme.exists():
+        pytest.skip("not a source checkout")
+    text = readme.read_text()
+    for name in benchmarks.BENCHMARKS:
+        assert analysis.BEGIN.format(module=name) in text, name
+
+
+def test_a_failing_module_does_not_hide_the_others(monkeypatch, tmp_path, capsys):
+    from paperkernels.benchmarks import greedy, relu, toptwo
+
+    def fine(rec: Recorder) -> None:
+        rec.check("w", "a vs b", "max |difference|", 0.0, 1e-12)
+        rec.time("w", "paperkernels", measure(lambda: None, repeat=2), threads=1)
+
+    def disagrees(rec: Recorder) -> None:
+        rec.check("w", "a vs b", "max |difference|", 1.0, 1e-12)
+        raise AssertionError("timed despite a failed check")
+
+    def crashes(rec: Recorder) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(toptwo, "run", fine)
+    monkeypatch.setattr(greedy, "run", disagrees)
+    monkeypatch.setattr(relu, "run", crashes)
+    path = tmp_path / "run.json"
+    status = main(["bench", "greedy", "relu", "toptwo", "--json", str(path)])
+    assert status == 1
+    record = json.loads(path.read_text())
+    assert record["modules"]["greedy"]["status"] == "failed"
+    assert "agreement check failed" in record["modules"]["greedy"]["error"]
+    assert record["modules"]["relu"]["status"] == "failed" and "boom" in record["modules"]["relu"]["error"]
+    assert record["modules"]["toptwo"]["status"] == "ok"
+    assert [m["module"] for m in record["measurements"]] == ["toptwo"]
+    assert [c["passed"] for c in record["checks"]] == [False, True]
+    assert "FAILED: greedy, relu" in capsys.readouterr().out
+
+
+def test_unknown_module_is_refused(capsys):
+    assert main(["bench", "nosuchmodule"]) == 2
+    assert "unknown benchmark" in capsys.readouterr().out
+
+
+def test_build_info_names_the_isa():
+    from paperkernels import _core
+    from paperkernels.benchmarks import _machine
+
+    info = _core.build_info()
+    assert info["isa"] in ISAS and info["compiler_id"] and info["build_type"]
+    flags = _machine.cpu_description()["flags"]
+    if flags and info["dispatch"]:
+        assert info["isa"] == _machine.isa_from_flags(flags)
+
+
+def test_readme_tables_match_the_recorded_run():
+    recorded = ROOT / "tools" / "readme_bench.json"
+    readme = ROOT / "README.md"
+    if not (recorded.exists() and readme.exists()):
+        pytest.skip("not a source checkout")
+    record = benchmarks.read_json(str(recorded))
+    assert benchmarks.validate(record) == [] and not record["quick"]
+    text = readme.read_text()
+    updated, done = analysis.render_readme(record, text)
+    assert done == list(benchmarks.BENCHMARKS)
+    assert updated == text, "README benchmark tables differ from tools/readme_bench.json: run tools/render_bench.py"
