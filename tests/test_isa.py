@@ -109,7 +109,8 @@ def test_show_config_reports_build_cpu_and_isa(capsys):
 # --- every SIMD kernel under every instruction set ------------------------------------------------
 
 
-@pytest.mark.parametrize("shape", [(40, 40), (33, 33), (24, 37)])  # folded (even, odd) and unfolded
+# folded (even, odd) and unfolded grids; the last two need several spans of gathered features
+@pytest.mark.parametrize("shape", [(40, 40), (33, 33), (24, 37), (58, 70), (180, 180)])
 @pytest.mark.parametrize("max_basis_bytes", [1e9, 0])  # stored basis (in panels) and on the fly
 def test_cartesian_moments_same_bits_under_every_isa(shape, max_basis_bytes):
     rng = np.random.default_rng(sum(shape))

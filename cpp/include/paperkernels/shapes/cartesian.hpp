@@ -101,34 +101,37 @@ class CartesianBasis {
         }
         if (!buffers) buffers = std::make_unique<Buffers>(groups_.size());
         Buffers& features = *buffers;
-        // The features of every shape of the block first, shape by shape: its mask is checked
-        // (a sequential read that brings it into cache) and at once gathered from (scattered reads
-        // that then hit the cache). Stored piece-major: piece c of group g holds nb rows of
-        // (pixels of the piece) x features values, contiguous, at nb * p0 * features.
+        // Pixels in spans of up to kSpan orbits: the features of every shape of the block over the
+        // span first, shape by shape (its mask is checked, a sequential read that brings it into
+        // cache, and at once gathered from: scattered reads that then hit the cache), stored
+        // piece-major: piece p0 of group g holds nb rows of (pixels of the piece) x features values,
+        // contiguous, at nb * (p0 - s0) * features. Then the products, piece by piece.
         std::vector<std::vector<double>> acc(groups_.size());
-        for (std::size_t g = 0; g < groups_.size(); ++g) {
-          acc[g].assign(nb * groups_[g].width, 0.0);
-          features[g].resize(nb * n_pixels() * groups_[g].features);  // every entry is written below
-        }
-        for (std::size_t b = 0; b < nb; ++b) {
-          check_mask(masks + (b0 + b) * HW, b0 + b, checkpoint);
-          for (std::size_t p0 = 0; p0 < n_pixels(); p0 += kWalk) {
-            const std::size_t p1 = std::min(n_pixels(), p0 + kWalk);
-            std::array<double*, 6> dst{};
-            for (std::size_t g = 0; g < groups_.size(); ++g)
-              dst[g] = features[g].data() + (nb * p0 + b * (p1 - p0)) * groups_[g].features;
-            gather_features(masks + (b0 + b) * HW, p0, p1, dst);
+        for (std::size_t g = 0; g < groups_.size(); ++g) acc[g].assign(nb * groups_[g].width, 0.0);
+        for (std::size_t s0 = 0; s0 < n_pixels(); s0 += kSpan) {
+          const std::size_t s1 = std::min(n_pixels(), s0 + kSpan);
+          for (std::size_t g = 0; g < groups_.size(); ++g)
+            features[g].resize(nb * (s1 - s0) * groups_[g].features);  // every entry is written below
+          for (std::size_t b = 0; b < nb; ++b) {
+            if (s0 == 0) check_mask(masks + (b0 + b) * HW, b0 + b, checkpoint);
+            for (std::size_t p0 = s0; p0 < s1; p0 += kWalk) {
+              const std::size_t p1 = std::min(s1, p0 + kWalk);
+              std::array<double*, 6> dst{};
+              for (std::size_t g = 0; g < groups_.size(); ++g)
+                dst[g] = features[g].data() + (nb * (p0 - s0) + b * (p1 - p0)) * groups_[g].features;
+              gather_features(masks + (b0 + b) * HW, p0, p1, dst);
+            }
+            checkpoint.tick((s1 - s0) * orbit_size());
           }
-          checkpoint.tick(n_pixels() * orbit_size());
-        }
-        for (std::size_t p0 = 0; p0 < n_pixels(); p0 += kWalk) {
-          const std::size_t p1 = std::min(n_pixels(), p0 + kWalk);
-          for (std::size_t g = 0; g < groups_.size(); ++g) {
-            const std::size_t K = groups_[g].width, Q = (p1 - p0) * groups_[g].features;
-            accumulate_panels(nb, Q, K, features[g].data() + nb * p0 * groups_[g].features, Q,
-                              groups_[g].matrix.data() + p0 * groups_[g].features * K, acc[g].data(), K);
+          for (std::size_t p0 = s0; p0 < s1; p0 += kWalk) {
+            const std::size_t p1 = std::min(s1, p0 + kWalk);
+            for (std::size_t g = 0; g < groups_.size(); ++g) {
+              const std::size_t K = groups_[g].width, f = groups_[g].features, Q = (p1 - p0) * f;
+              accumulate_panels(nb, Q, K, features[g].data() + nb * (p0 - s0) * f, Q,
+                                groups_[g].matrix.data() + p0 * f * K, acc[g].data(), K);
+            }
+            checkpoint.tick(nb * (p1 - p0) * 2 * S_);
           }
-          checkpoint.tick(nb * (p1 - p0) * 2 * S_);
         }
         scatter_moments(acc, nb, out + b0 * 2 * S_);
         std::lock_guard<std::mutex> lock(pool_mutex);
@@ -207,6 +210,9 @@ class CartesianBasis {
   // stay in L2 while the product's tiles sweep them (a multiple of every tile height).
   static constexpr std::size_t kBlock = 48;
   static constexpr std::size_t kWalk = 64;   // pixels per piece of a stored basis
+  // Pixels whose features a task gathers at once (at most kBlock x kSpan x 8 doubles, 8 MiB): a
+  // multiple of kWalk, and every orbit of a 128 x 128 grid.
+  static constexpr std::size_t kSpan = (std::size_t{8} << 20) / (kBlock * 8 * sizeof(double)) / kWalk * kWalk;
   static constexpr std::size_t kRun = 256;   // shapes per pass over an on-the-fly basis
 
   // acc (per group, nb x width) += the contribution of pixels [p0, p1) of nb consecutive masks.
@@ -419,7 +425,8 @@ class CartesianBasis {
   }
 
   // Writes the basis rows of pixels [p0, p1) of every group: row-major (rows x K) for analysis,
-  // column-major (K x rows, leading dimension ld[g]) for synthesis.
+  // column-major (K x rows, leading dimension ld[g]) for synthesis; with `panels`, a stored analysis
+  // basis in the layout of Group::matrix.
   void fill_rows(std::size_t p0, std::size_t p1, std::size_t first_row_pixel, std::vector<double*>& dest,
                  const std::vector<std::size_t>& ld, Checkpoint& checkpoint, bool panels = false) const {
     std::vector<double> cos_part(S_), sin_part(S_), radial(S_), c(N_ + 1), s(N_ + 1);
@@ -437,9 +444,11 @@ class CartesianBasis {
                 grp.row_sign[r][j] * (grp.row_is_sin[r][j] ? sin_part[grp.k[j]] : cos_part[grp.k[j]]);
             if (panels) {
               // piece of kWalk pixels, then panel of kPanel columns, then row, then column
-              const std::size_t p0 = p / kWalk * kWalk, rows = (std::min(n_pixels(), p0 + kWalk) - p0) * grp.features;
-              const std::size_t local = (p - p0) * grp.features + r;
-              dest[g][p0 * grp.features * width + (j / kPanel) * kPanel * rows + local * kPanel + j % kPanel] = value;
+              const std::size_t piece = p / kWalk * kWalk;
+              const std::size_t rows = (std::min(n_pixels(), piece + kWalk) - piece) * grp.features;
+              const std::size_t local = (p - piece) * grp.features + r;
+              dest[g][piece * grp.features * width + (j / kPanel) * kPanel * rows + local * kPanel + j % kPanel] =
+                  value;
             } else if (purpose_ == Purpose::analysis) {
               dest[g][row * width + j] = value;
             } else {
