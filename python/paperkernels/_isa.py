@@ -15,21 +15,27 @@ import platform
 import sys
 from typing import Any, Dict, List, Optional
 
-from . import _core
 from ._version import __version__
 
 ISAS = ("avx512", "avx2", "sse2")
 ENVIRONMENT_VARIABLE = "PAPERKERNELS_ISA"
 
 
+def _extension() -> Any:
+    """The extension, imported on first use (importing paperkernels does not load it otherwise)."""
+    from . import _core as core
+
+    return core
+
+
 def supported_isas() -> List[str]:
     """The instruction sets this CPU runs, widest first (a subset of ``("avx512", "avx2", "sse2")``)."""
-    return list(_core.isa_supported())
+    return list(_extension().isa_supported())
 
 
 def get_isa() -> str:
     """The instruction set the SIMD kernels use now: ``"avx512"``, ``"avx2"`` or ``"sse2"``."""
-    return str(_core.isa_get())
+    return str(_extension().isa_get())
 
 
 class _IsaContext:
@@ -43,7 +49,7 @@ class _IsaContext:
         return self._current
 
     def __exit__(self, *exc: object) -> None:
-        _core.isa_set(self._previous)
+        _extension().isa_set(self._previous)
 
     def __repr__(self) -> str:
         return f"set_isa({self._current!r})"
@@ -89,7 +95,7 @@ def set_isa(isa: str) -> _IsaContext:
     """
     key = _resolve(isa, "isa")
     previous = get_isa()
-    _core.isa_set(key)
+    _extension().isa_set(key)
     return _IsaContext(previous, key)
 
 
@@ -97,7 +103,7 @@ def apply_environment() -> None:
     """Apply ``PAPERKERNELS_ISA`` (called once when paperkernels is imported)."""
     value = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
     if value:
-        _core.isa_set(_resolve(value, ENVIRONMENT_VARIABLE))
+        _extension().isa_set(_resolve(value, ENVIRONMENT_VARIABLE))
 
 
 def _cpu_model() -> str:
@@ -113,8 +119,8 @@ def _cpu_model() -> str:
 
 def config() -> Dict[str, Any]:
     """The facts :func:`show_config` prints, as nested dictionaries."""
-    build = dict(_core.build_info())
-    features = list(_core.cpu_features())
+    build = dict(_extension().build_info())
+    features = list(_extension().cpu_features())
     return {
         "paperkernels": {"version": __version__},
         "python": {"version": sys.version.split()[0], "implementation": platform.python_implementation()},
