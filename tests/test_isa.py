@@ -155,3 +155,18 @@ def test_greedy_gram_and_learners_same_bits_under_every_isa():
                 *_core.greedy_fit_columns(xt, xty, col_sq, 6, 4, 1, 1e-10, 3, 9, 2))
 
     under_every_isa(fit)
+
+
+@pytest.mark.parametrize(
+    "dtype, bad, shown",
+    [(np.float32, np.nan, "nan"), (np.float32, np.nextafter(np.float32(1), np.float32(2)), "1.000000"),
+     (np.float32, -0.0001, "-0.000100"), (np.float64, 1 + 1e-15, "1.000000"), (np.uint8, 2, "2.000000")],
+)
+def test_mask_range_check_in_every_dtype_names_the_pixel(dtype, bad, shown):
+    masks = np.zeros((3, 40, 40), dtype=dtype)
+    masks[2, 17, 23] = bad
+    with pytest.raises(ValueError, match=rf"got {shown} in mask 2 at pixel \(17, 23\)"):
+        ps.zernike_moments(masks, 4, input="cartesian")
+    masks[2, 17, 23] = 1  # the bounds themselves are valid
+    masks[1, 3, 4] = 0
+    ps.zernike_moments(masks, 4, input="cartesian")

@@ -29,6 +29,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "paperkernels/common/errors.hpp"
@@ -516,11 +517,16 @@ class CartesianBasis {
     const std::size_t W = static_cast<std::size_t>(W_);
     for (std::size_t row = 0; row < static_cast<std::size_t>(H_); ++row) {
       const T* values = mask + row * W;
-      bool bad = false;  // the whole row first, without branches, then the offending pixel if any
-      for (std::size_t col = 0; col < W; ++col) {
-        const double v = static_cast<double>(values[col]);
-        bad |= !(v >= 0.0 && v <= 1.0);
+      // The whole row first, in the mask's own type (exact for every type read here; NaN fails
+      // both tests) and without branches, so that it vectorises; then the offending pixel, if any.
+      int inside = 1;
+      if constexpr (std::is_unsigned_v<T>) {
+        for (std::size_t col = 0; col < W; ++col) inside &= static_cast<int>(values[col] <= static_cast<T>(1));
+      } else {
+        for (std::size_t col = 0; col < W; ++col)
+          inside &= static_cast<int>(values[col] >= static_cast<T>(0)) & static_cast<int>(values[col] <= static_cast<T>(1));
       }
+      const bool bad = inside == 0;
       for (std::size_t col = 0; bad && col < W; ++col) {
         const double v = static_cast<double>(values[col]);
         if (!(v >= 0.0 && v <= 1.0))
