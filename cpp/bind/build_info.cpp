@@ -1,5 +1,5 @@
 // What the extension was built with, for benchmark records: compiler, flags, build type, the source
-// commit, and the widest vector variant the run-time dispatch picks on this machine.
+// commit, and the instruction set the SIMD kernels use (simd.hpp).
 #include <pybind11/pybind11.h>
 
 #include <string>
@@ -24,24 +24,6 @@ namespace py = pybind11;
 #define PAPERKERNELS_GIT_COMMIT ""
 #endif
 
-namespace {
-
-std::string isa_name(paperkernels::simd::Isa isa) {
-  switch (isa) {
-    case paperkernels::simd::Isa::avx512:
-      return "avx512";
-    case paperkernels::simd::Isa::avx2:
-      return "avx2";
-    default:
-#if defined(__x86_64__) || defined(_M_X64)
-      return "sse2";
-#else
-      return "baseline";
-#endif
-  }
-}
-
-}  // namespace
 
 void bind_build_info(py::module_& m) {
   m.def(
@@ -57,13 +39,13 @@ void bind_build_info(py::module_& m) {
         info["build_type"] = PAPERKERNELS_BUILD_TYPE;
         info["git_commit"] = PAPERKERNELS_GIT_COMMIT;  // of the source tree when CMake configured it
         info["cxx_standard"] = static_cast<long>(__cplusplus);
-        info["isa"] = isa_name(paperkernels::simd::widest());
+        info["isa"] = paperkernels::simd::name(paperkernels::simd::active());  // paperkernels.set_isa
         info["dispatch"] = true;
 #if !defined(PAPERKERNELS_SIMD_X86)
         info["dispatch"] = false;
 #endif
         return info;
       },
-      "Compiler id and version, compile flags, build type, and the vector variant ('avx512', 'avx2', "
-      "'sse2') the kernels pick on this machine.");
+      "Compiler id and version, compile flags, build type, and the instruction set ('avx512', 'avx2', "
+      "'sse2') the kernels use now (the widest this CPU runs unless paperkernels.set_isa chose another).");
 }

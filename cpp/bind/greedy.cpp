@@ -16,15 +16,6 @@ using paperkernels::bind::carray;
 
 namespace {
 
-// "auto" (the widest the machine runs) or a named kernel variant, which tests compare.
-simd::Isa parse_isa(const std::string& isa) {
-  if (isa == "auto") return simd::widest();
-  if (isa == "avx512") return simd::Isa::avx512;
-  if (isa == "avx2") return simd::Isa::avx2;
-  require(isa == "baseline", "isa: expected 'auto', 'avx512', 'avx2' or 'baseline'");
-  return simd::Isa::baseline;
-}
-
 greedy::Criterion parse_criterion(int criterion) {
   require(criterion == 0 || criterion == 1, "criterion: expected 0 ('fs') or 1 ('omp')");
   return static_cast<greedy::Criterion>(criterion);
@@ -37,10 +28,8 @@ void require_length(const carray<double>& a, py::ssize_t n, const char* name) {
 }
 
 py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, int criterion, double tol,
-                  std::uint64_t seed, std::uint64_t first_learner, std::size_t n_learners, unsigned n_threads,
-                  const std::string& isa) {
-  greedy::Settings settings;
-  settings.isa = parse_isa(isa);
+                  std::uint64_t seed, std::uint64_t first_learner, std::size_t n_learners, unsigned n_threads) {
+  greedy::Settings settings;  // kernels: the instruction set in use (paperkernels.set_isa)
   settings.k = k;
   settings.m = m;
   settings.criterion = parse_criterion(criterion);
@@ -72,10 +61,9 @@ py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, int cri
 void bind_greedy(py::module_& m) {
   m.def(
       "greedy_centred_gram",
-      [](const carray<double>& x, std::optional<carray<double>> mean, unsigned n_threads, const std::string& isa,
+      [](const carray<double>& x, std::optional<carray<double>> mean, unsigned n_threads,
          std::optional<carray<double>> y) -> py::object {
         bind::require_ndim(x, 2, "X");
-        const simd::Isa kernel = parse_isa(isa);
         const py::ssize_t n = x.shape(0), p = x.shape(1);
         if (mean) require_length(*mean, p, "mean");
         if (y) require_length(*y, n, "y");
@@ -86,17 +74,17 @@ void bind_greedy(py::module_& m) {
           py::gil_scoped_release release;
           greedy::centred_gram(x.data(), static_cast<std::size_t>(n), static_cast<std::size_t>(p), mu,
                                gram.mutable_data(), n_threads, bind::python_signal_poll(),
-                               kernel, y ? y->data() : nullptr,
+                               y ? y->data() : nullptr,
                                y ? xty.mutable_data() : nullptr);
         }
         if (y) return py::make_tuple(gram, xty);
         return std::move(gram);
       },
-      py::arg("X"), py::arg("mean"), py::arg("n_threads"), py::arg("isa") = "auto", py::arg("y") = py::none(),
+      py::arg("X"), py::arg("mean"), py::arg("n_threads"), py::arg("y") = py::none(),
       "(X - mean)^T (X - mean) for X (n, p) row-major (mean None: X^T X). Each entry sums the samples in\n"
-      "order (no fused multiply-add): the same bits for any n_threads and any x86-64 vector width.\n"
-      "isa ('auto', 'avx512', 'avx2', 'baseline') forces a kernel variant, for tests. With y (n,), already\n"
-      "centred, returns (gram, (X - mean)^T y), the latter bit-identical to greedy_centred_xty.");
+      "order (no fused multiply-add): the same bits for any n_threads and under any instruction set\n"
+      "(paperkernels.set_isa). With y (n,), already centred, returns (gram, (X - mean)^T y), the latter\n"
+      "bit-identical to greedy_centred_xty.");
 
   m.def(
       "greedy_centred_xty",
@@ -121,7 +109,7 @@ void bind_greedy(py::module_& m) {
       "greedy_fit_gram",
       [](const carray<double>& gram, const carray<double>& xty, std::size_t k, std::size_t m_candidates,
          int criterion, double tol, std::uint64_t seed, std::size_t n_learners, unsigned n_threads,
-         std::uint64_t first_learner, const std::string& isa) {
+         std::uint64_t first_learner) {
         bind::require_ndim(gram, 2, "gram");
         const py::ssize_t p = gram.shape(0);
         require(gram.shape(1) == p, "gram: expected a square matrix");
@@ -134,21 +122,20 @@ void bind_greedy(py::module_& m) {
         problem.gram = gram.data();
         problem.xty = xty.data();
         problem.col_sq = col_sq.data();
-        return run_fit(problem, k, m_candidates, criterion, tol, seed, first_learner, n_learners, n_threads, isa);
+        return run_fit(problem, k, m_candidates, criterion, tol, seed, first_learner, n_learners, n_threads);
       },
       py::arg("gram"), py::arg("xty"), py::arg("k"), py::arg("m"), py::arg("criterion"), py::arg("tol"),
       py::arg("seed"), py::arg("n_learners"), py::arg("n_threads"), py::arg("first_learner") = 0,
-      py::arg("isa") = "auto",
       "Ensemble of forward selections from the centred Gram matrix X^T X and X^T y: learners\n"
       "first_learner .. first_learner + n_learners - 1 (learner b uses stream b of seed).\n"
       "Returns (path (k+1, p), active (B, k), packed coefficients (B, k(k+1)/2), gains (B, k)).\n"
-      "isa ('auto', 'avx512', 'avx2', 'baseline') picks the kernels' vector width (the same bits).");
+      "The same bits under any instruction set (paperkernels.set_isa).");
 
   m.def(
       "greedy_fit_columns",
       [](const carray<double>& xt, const carray<double>& xty, const carray<double>& col_sq, std::size_t k,
          std::size_t m_candidates, int criterion, double tol, std::uint64_t seed, std::size_t n_learners,
-         unsigned n_threads, std::uint64_t first_learner, const std::string& isa) {
+         unsigned n_threads, std::uint64_t first_learner) {
         bind::require_ndim(xt, 2, "xt");
         const py::ssize_t p = xt.shape(0);
         require_length(xty, p, "xty");
@@ -159,11 +146,10 @@ void bind_greedy(py::module_& m) {
         problem.xt = xt.data();
         problem.xty = xty.data();
         problem.col_sq = col_sq.data();
-        return run_fit(problem, k, m_candidates, criterion, tol, seed, first_learner, n_learners, n_threads, isa);
+        return run_fit(problem, k, m_candidates, criterion, tol, seed, first_learner, n_learners, n_threads);
       },
       py::arg("xt"), py::arg("xty"), py::arg("col_sq"), py::arg("k"), py::arg("m"), py::arg("criterion"),
       py::arg("tol"), py::arg("seed"), py::arg("n_learners"), py::arg("n_threads"), py::arg("first_learner") = 0,
-      py::arg("isa") = "auto",
       "Ensemble of forward selections without a Gram matrix: xt is the centred data transposed (p, n).\n"
       "Same outputs as greedy_fit_gram.");
 

@@ -7,6 +7,10 @@ Modules (each imported on first use):
 - :mod:`paperkernels.greedy`  -- ensembles of greedy forward selection with feature subsampling
 - :mod:`paperkernels.shapes`  -- XShapeEnc Zernike-moment shape and pose encoding
 - :mod:`paperkernels.relu`    -- ReLU-network symmetries and exact functional equivalence
+
+The SIMD kernels run under the widest instruction set the CPU supports; ``PAPERKERNELS_ISA`` (read
+at import) or :func:`set_isa` picks another (``"avx512"``, ``"avx2"``, ``"sse2"``), with the same
+results. :func:`show_config` prints the version, the build and the CPU's features.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import importlib
 import importlib.util
 from typing import Any, List
 
+from ._isa import apply_environment as _apply_isa_environment
+from ._isa import get_isa, set_isa, show_config, supported_isas
 from ._limits import Limits, limits
 from ._version import __version__
 
@@ -22,7 +28,19 @@ MODULES = ("toptwo", "cascade", "greedy", "shapes", "relu")
 # Imported on first attribute access like the paper modules (dask is imported only then).
 _LAZY_MODULES = (*MODULES, "distributed")
 
-__all__ = ["__version__", "available_modules", "limits", "Limits", *_LAZY_MODULES]
+__all__ = [
+    "__version__",
+    "available_modules",
+    "limits",
+    "Limits",
+    "get_isa",
+    "set_isa",
+    "show_config",
+    "supported_isas",
+    *_LAZY_MODULES,
+]
+
+_apply_isa_environment()  # PAPERKERNELS_ISA, if set
 
 
 def available_modules() -> List[str]:

@@ -57,7 +57,7 @@ struct Settings {
   std::size_t m = 1;  // candidates per step (m >= p: no subsampling)
   Criterion criterion = Criterion::forward_selection;
   double tol = 1e-10;  // a candidate is degenerate when d_j <= tol * ||x_j||^2
-  simd::Isa isa = simd::widest();  // vector width of the kernels (any gives the same bits)
+  simd::Isa isa = simd::active();  // instruction set of the kernels (any gives the same bits)
 };
 
 // Relative difference below which two criterion values count as a tie (see Learner::best_of).
@@ -212,52 +212,52 @@ PAPERKERNELS_ALWAYS_INLINE double criteria_w(const std::uint32_t* cand, std::siz
   return best;
 }
 
-// The kernels above, compiled for one vector width each; a learner takes the set of Settings::isa.
-struct Kernels {
-  void (*eager_update)(const double*, double*, const double*, std::size_t, std::size_t, double, double, double*,
-                       double*) noexcept;
-  double (*criteria)(const std::uint32_t*, std::size_t, const double*, const double*, const double*, double, bool,
-                     double*) noexcept;
-  void (*dot_rows4)(const double* const*, const double*, std::size_t, double*) noexcept;
-  void (*dot_rows1)(const double* const*, const double*, std::size_t, double*) noexcept;
+// The kernels above as simd kernels (see simd.hpp); a learner takes their variants for one
+// instruction set (any gives the same bits).
+struct EagerUpdate {
+  template <simd::Isa I>
+  PAPERKERNELS_ALWAYS_INLINE static void run(const double* g, double* rows, const double* coefs, std::size_t t,
+                                             std::size_t p, double inv, double z, double* c, double* d) noexcept {
+    eager_update_w<simd::width<I>>(g, rows, coefs, t, p, inv, z, c, d);
+  }
+};
+struct Criteria {
+  template <simd::Isa I>
+  PAPERKERNELS_ALWAYS_INLINE static double run(const std::uint32_t* cand, std::size_t count, const double* c,
+                                               const double* d, const double* col_sq, double tol, bool omp,
+                                               double* crit) noexcept {
+    return criteria_w<simd::width<I>>(cand, count, c, d, col_sq, tol, omp, crit);
+  }
+};
+template <int R>
+struct DotRows {
+  template <simd::Isa I>
+  PAPERKERNELS_ALWAYS_INLINE static void run(const double* const* rows, const double* x, std::size_t n,
+                                             double* out) noexcept {
+    dot_rows_w<simd::width<I>, R>(rows, x, n, out);
+  }
 };
 
-#define PAPERKERNELS_GREEDY_KERNELS(NAME, ATTRIBUTE, W)                                                          \
-  ATTRIBUTE inline void eager_update_##NAME(const double* g, double* rows, const double* coefs, std::size_t t,  \
-                                            std::size_t p, double inv, double z, double* c, double* d) noexcept { \
-    eager_update_w<W>(g, rows, coefs, t, p, inv, z, c, d);                                                      \
-  }                                                                                                              \
-  ATTRIBUTE inline double criteria_##NAME(const std::uint32_t* cand, std::size_t count, const double* c,        \
-                                          const double* d, const double* col_sq, double tol, bool omp,          \
-                                          double* crit) noexcept {                                              \
-    return criteria_w<W>(cand, count, c, d, col_sq, tol, omp, crit);                                           \
-  }                                                                                                              \
-  ATTRIBUTE inline void dot_rows4_##NAME(const double* const* rows, const double* x, std::size_t n,             \
-                                         double* out) noexcept {                                                \
-    dot_rows_w<W, 4>(rows, x, n, out);                                                                          \
-  }                                                                                                              \
-  ATTRIBUTE inline void dot_rows1_##NAME(const double* const* rows, const double* x, std::size_t n,             \
-                                         double* out) noexcept {                                                \
-    dot_rows_w<W, 1>(rows, x, n, out);                                                                          \
-  }                                                                                                              \
-  inline Kernels kernels_##NAME() noexcept {                                                                    \
-    return Kernels{eager_update_##NAME, criteria_##NAME, dot_rows4_##NAME, dot_rows1_##NAME};                   \
-  }
-
-PAPERKERNELS_GREEDY_KERNELS(baseline, , 2)
-#ifdef PAPERKERNELS_SIMD_X86
-PAPERKERNELS_GREEDY_KERNELS(avx2, __attribute__((target("avx2"))), 4)
-PAPERKERNELS_GREEDY_KERNELS(avx512, __attribute__((target("avx512f"))), 8)
-#endif
-#undef PAPERKERNELS_GREEDY_KERNELS
+struct Kernels {
+  decltype(simd::entry<EagerUpdate, const double*, double*, const double*, std::size_t, std::size_t, double, double,
+                       double*, double*>(simd::Isa::sse2)) eager_update;
+  decltype(simd::entry<Criteria, const std::uint32_t*, std::size_t, const double*, const double*, const double*,
+                       double, bool, double*>(simd::Isa::sse2)) criteria;
+  decltype(simd::entry<DotRows<4>, const double* const*, const double*, std::size_t, double*>(simd::Isa::sse2))
+      dot_rows4;
+  decltype(simd::entry<DotRows<1>, const double* const*, const double*, std::size_t, double*>(simd::Isa::sse2))
+      dot_rows1;
+};
 
 inline Kernels kernels_for(simd::Isa isa) {
-  require(simd::supported(isa), "isa: this machine does not support the requested kernel");
-#ifdef PAPERKERNELS_SIMD_X86
-  if (isa == simd::Isa::avx512) return kernels_avx512();
-  if (isa == simd::Isa::avx2) return kernels_avx2();
-#endif
-  return kernels_baseline();
+  require(simd::supported(isa), std::string("isa: this CPU does not support '") + simd::name(isa) + "'");
+  return Kernels{
+      simd::entry<EagerUpdate, const double*, double*, const double*, std::size_t, std::size_t, double, double,
+                  double*, double*>(isa),
+      simd::entry<Criteria, const std::uint32_t*, std::size_t, const double*, const double*, const double*, double,
+                  bool, double*>(isa),
+      simd::entry<DotRows<4>, const double* const*, const double*, std::size_t, double*>(isa),
+      simd::entry<DotRows<1>, const double* const*, const double*, std::size_t, double*>(isa)};
 }
 
 // How a learner keeps c_j, d_j and R up to date.

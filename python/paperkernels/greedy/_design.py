@@ -155,7 +155,7 @@ class CentredDesign:
                     self.gram = _core.greedy_centred_gram(X, self._mean, n_threads)
                 else:
                     y_mean, y_centred = self._centre(y)
-                    self.gram, xty = _core.greedy_centred_gram(X, self._mean, n_threads, "auto", y_centred)
+                    self.gram, xty = _core.greedy_centred_gram(X, self._mean, n_threads, y_centred)
                     self._prepared = (y, self._checked_response(y_mean, y_centred, xty))
                 self.col_sq = np.ascontiguousarray(np.diagonal(self.gram))
             else:

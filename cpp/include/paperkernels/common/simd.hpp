@@ -1,10 +1,28 @@
-// GCC vector extensions of W doubles, for kernels written once and compiled for several vector
-// widths (each width in a function with its own target attribute, picked at run time). Only
-// element-wise IEEE operations are used on them, so every width returns the same bits. (Operations
-// between a vector and a scalar broadcast the scalar.)
+// The one instruction-set dispatch of every SIMD kernel.
+//
+// A kernel is written once, as a struct with a static member template
+//
+//   struct Kernel {
+//     template <simd::Isa I> PAPERKERNELS_ALWAYS_INLINE static R run(Args... args) noexcept { ... }
+//   };
+//
+// using simd::vec<I> (GCC vector extensions of simd::width<I> doubles) and per-ISA constants (tile
+// shapes: simd::registers<I>). simd::dispatch<Kernel>(isa, args...) calls the variant compiled for
+// `isa` (simd::entry<Kernel, Args...>(isa) returns it as a function pointer, for loops that call it
+// many times); each variant is a function with its own target attribute, into which run<I> and the
+// always-inlined helpers it calls are inlined. Only element-wise IEEE operations are used on the
+// vectors (the build keeps multiplies and adds separate: -ffp-contract=off), so a kernel whose
+// reductions do not depend on the width returns the same bits under every instruction set.
+//
+// The instruction set in use is process-wide: simd::active(), the widest one the CPU supports
+// unless set_active() (Python: paperkernels.set_isa, or PAPERKERNELS_ISA at import) chose another.
 #pragma once
 
+#include <atomic>
 #include <cstring>
+#include <string>
+
+#include "paperkernels/common/errors.hpp"
 
 #if defined(__GNUC__)
 #define PAPERKERNELS_ALWAYS_INLINE inline __attribute__((always_inline))
@@ -41,8 +59,25 @@ PAPERKERNELS_PSABI_OFF
 
 namespace paperkernels::simd {
 
-// The vector widths a kernel is compiled for, and the machine's support for them.
-enum class Isa { baseline, avx2, avx512 };
+// The instruction sets a kernel is compiled for (sse2: the x86-64 baseline, or the plain build on
+// other machines), narrowest first.
+enum class Isa { sse2 = 0, avx2 = 1, avx512 = 2 };
+
+inline const char* name(Isa isa) noexcept {
+  switch (isa) {
+    case Isa::avx512: return "avx512";
+    case Isa::avx2: return "avx2";
+    default: return "sse2";
+  }
+}
+
+// Parses "avx512", "avx2" or "sse2" (invalid_argument naming `what` otherwise).
+inline Isa parse(const std::string& text, const char* what = "isa") {
+  if (text == "avx512") return Isa::avx512;
+  if (text == "avx2") return Isa::avx2;
+  require(text == "sse2", std::string(what) + ": expected 'avx512', 'avx2' or 'sse2', got '" + text + "'");
+  return Isa::sse2;
+}
 
 inline bool supported(Isa isa) noexcept {
 #ifdef PAPERKERNELS_SIMD_X86
@@ -50,20 +85,48 @@ inline bool supported(Isa isa) noexcept {
   if (isa == Isa::avx512) return __builtin_cpu_supports("avx512f");
   if (isa == Isa::avx2) return __builtin_cpu_supports("avx2");
 #endif
-  return isa == Isa::baseline;
+  return isa == Isa::sse2;
 }
 
 // The widest variant this machine runs.
 inline Isa widest() noexcept {
   if (supported(Isa::avx512)) return Isa::avx512;
   if (supported(Isa::avx2)) return Isa::avx2;
-  return Isa::baseline;
+  return Isa::sse2;
 }
+
+namespace detail {
+inline std::atomic<int>& active_slot() noexcept {
+  static std::atomic<int> slot{static_cast<int>(widest())};
+  return slot;
+}
+}  // namespace detail
+
+// The instruction set kernels use (process-wide).
+inline Isa active() noexcept { return static_cast<Isa>(detail::active_slot().load(std::memory_order_relaxed)); }
+
+// Makes `isa` the one kernels use; invalid_argument when this CPU lacks it.
+inline void set_active(Isa isa) {
+  require(supported(isa), std::string("isa: this CPU does not support '") + name(isa) + "' (supported: " +
+                              (supported(Isa::avx512) ? "avx512, " : "") + (supported(Isa::avx2) ? "avx2, " : "") +
+                              "sse2)");
+  detail::active_slot().store(static_cast<int>(isa), std::memory_order_relaxed);
+}
+
+// Doubles per vector register and vector registers per core, by instruction set.
+template <Isa I>
+constexpr int width = I == Isa::avx512 ? 8 : I == Isa::avx2 ? 4 : 2;
+template <Isa I>
+constexpr int registers = I == Isa::avx512 ? 32 : 16;
 
 template <int W>
 struct Vec {
   typedef double type __attribute__((vector_size(8 * W)));
 };
+
+// A vector of one register's doubles under instruction set I.
+template <Isa I>
+using vec = typename Vec<width<I>>::type;
 
 template <int W>
 PAPERKERNELS_ALWAYS_INLINE typename Vec<W>::type load(const double* x) noexcept {
@@ -75,6 +138,39 @@ PAPERKERNELS_ALWAYS_INLINE typename Vec<W>::type load(const double* x) noexcept 
 template <int W>
 PAPERKERNELS_ALWAYS_INLINE void store(double* x, typename Vec<W>::type v) noexcept {
   std::memcpy(x, &v, sizeof v);
+}
+
+// The variants of a kernel, one function per instruction set.
+template <class Kernel, class... Args>
+decltype(auto) run_sse2(Args... args) {
+  return Kernel::template run<Isa::sse2>(args...);
+}
+#ifdef PAPERKERNELS_SIMD_X86
+template <class Kernel, class... Args>
+__attribute__((target("avx2"))) decltype(auto) run_avx2(Args... args) {
+  return Kernel::template run<Isa::avx2>(args...);
+}
+template <class Kernel, class... Args>
+__attribute__((target("avx512f"))) decltype(auto) run_avx512(Args... args) {
+  return Kernel::template run<Isa::avx512>(args...);
+}
+#endif
+
+// The variant of Kernel for `isa` (which the CPU must support), as a function pointer.
+template <class Kernel, class... Args>
+auto entry(Isa isa) noexcept -> decltype(&run_sse2<Kernel, Args...>) {
+#ifdef PAPERKERNELS_SIMD_X86
+  if (isa == Isa::avx512) return &run_avx512<Kernel, Args...>;
+  if (isa == Isa::avx2) return &run_avx2<Kernel, Args...>;
+#endif
+  (void)isa;
+  return &run_sse2<Kernel, Args...>;
+}
+
+// Calls the variant of Kernel for `isa`.
+template <class Kernel, class... Args>
+decltype(auto) dispatch(Isa isa, Args... args) {
+  return entry<Kernel, Args...>(isa)(args...);
 }
 
 }  // namespace paperkernels::simd

@@ -100,23 +100,19 @@ PAPERKERNELS_ALWAYS_INLINE void row_blocks(const double* packed, const Layout& L
   }
 }
 
-#ifdef PAPERKERNELS_SIMD_X86
-__attribute__((target("avx512f"))) inline void row_blocks_avx512(const double* packed, const Layout& L,
-                                                                std::size_t first, std::size_t last, double* c,
-                                                                const StopToken& token) {
-  row_blocks<8, 8, 3>(packed, L, first, last, c, token);
-}
-__attribute__((target("avx2"))) inline void row_blocks_avx2(const double* packed, const Layout& L,
-                                                             std::size_t first, std::size_t last, double* c,
-                                                             const StopToken& token) {
-  row_blocks<4, 4, 3>(packed, L, first, last, c, token);
-}
-#endif
+// Tile shape by instruction set: MR rows x NV vectors of accumulators, within the vector registers.
+template <simd::Isa I>
+constexpr int tile_rows = I == simd::Isa::avx512 ? 8 : 4;
+template <simd::Isa I>
+constexpr int tile_vectors = I == simd::Isa::sse2 ? 2 : 3;
 
-inline void row_blocks_baseline(const double* packed, const Layout& L, std::size_t first, std::size_t last,
-                                double* c, const StopToken& token) {
-  row_blocks<2, 4, 2>(packed, L, first, last, c, token);
-}
+struct RowBlocks {
+  template <simd::Isa I>
+  PAPERKERNELS_ALWAYS_INLINE static void run(const double* packed, const Layout* L, std::size_t first,
+                                             std::size_t last, double* c, const StopToken* token) noexcept {
+    row_blocks<simd::width<I>, tile_rows<I>, tile_vectors<I>>(packed, *L, first, last, c, *token);
+  }
+};
 
 // Rows [first, last) of the strictly lower triangle of the p x p matrix g from its upper triangle,
 // in square tiles so that the column reads stay in cache.
@@ -135,12 +131,15 @@ inline void mirror_rows(double* g, std::size_t p, std::size_t first, std::size_t
 
 using simd::Isa;
 
+template <Isa I>
+constexpr std::size_t panel_width = static_cast<std::size_t>(simd::width<I> * tile_vectors<I>);
+
 inline Layout layout_for(Isa isa, std::size_t n, std::size_t p, bool extra) noexcept {
   Layout L{};
   switch (isa) {
-    case Isa::avx512: L.nr = 24, L.mr = 8; break;
-    case Isa::avx2: L.nr = 12, L.mr = 4; break;
-    default: L.nr = 4, L.mr = 4; break;
+    case Isa::avx512: L.nr = panel_width<Isa::avx512>, L.mr = tile_rows<Isa::avx512>; break;
+    case Isa::avx2: L.nr = panel_width<Isa::avx2>, L.mr = tile_rows<Isa::avx2>; break;
+    default: L.nr = panel_width<Isa::sse2>, L.mr = tile_rows<Isa::sse2>; break;
   }
   L.n = n;
   L.p = p;
@@ -155,14 +154,14 @@ inline Layout layout_for(Isa isa, std::size_t n, std::size_t p, bool extra) noex
 // gram (p x p, row-major) = X_c^T X_c with X row-major n x p and X_c = X - mean (mean == nullptr:
 // X itself). Exactly symmetric; identical bits for any n_threads and on any x86-64 machine. With
 // `extra` (length n, e.g. a centred response y), also extra_out = X_c^T extra, an extra column of
-// the same computation, bit-identical to centred_xty. `isa` picks the kernel variant (any gives the
-// same bits; tests compare them).
+// the same computation, bit-identical to centred_xty. The kernels run under simd::active() (any
+// instruction set gives the same bits; tests compare them).
 inline void centred_gram(const double* x, std::size_t n, std::size_t p, const double* mean, double* gram,
-                         unsigned n_threads, const Poll& poll, simd::Isa isa = simd::widest(),
+                         unsigned n_threads, const Poll& poll,
                          const double* extra = nullptr, double* extra_out = nullptr) {
   using namespace gram_detail;
   require(n >= 1 && p >= 1, "X: expected at least one sample and one feature");
-  require(simd::supported(isa), "isa: this machine does not support the requested kernel");
+  const simd::Isa isa = simd::active();
   const Layout L = layout_for(isa, n, p, extra != nullptr);
   std::unique_ptr<double[]> packed(new double[L.panels * L.n * L.nr]);
   constexpr std::size_t samples_per_task = 1024;
@@ -186,13 +185,8 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
         const std::size_t last = std::min(row_blocks_total, first + kRowBlocksPerTask);
         const std::size_t row0 = first * L.mr, rows = (last - first) * L.mr;
         std::unique_ptr<double[]> strip(new double[rows * L.padded]());
-        switch (isa) {
-#ifdef PAPERKERNELS_SIMD_X86
-          case Isa::avx512: row_blocks_avx512(packed.get(), L, first, last, strip.get(), token); break;
-          case Isa::avx2: row_blocks_avx2(packed.get(), L, first, last, strip.get(), token); break;
-#endif
-          default: row_blocks_baseline(packed.get(), L, first, last, strip.get(), token); break;
-        }
+        simd::dispatch<RowBlocks>(isa, static_cast<const double*>(packed.get()), &L, first, last, strip.get(),
+                                  &token);
         if (token.stop_requested()) return;  // parallel_for throws `interrupted`
         for (std::size_t i = row0; i < std::min(p, row0 + rows); ++i) {
           const double* row = strip.get() + (i - row0) * L.padded;

@@ -26,7 +26,10 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "paperkernels/common/errors.hpp"
@@ -82,20 +85,58 @@ class CartesianBasis {
     const std::size_t HW = static_cast<std::size_t>(H_) * W_;
     if (precomputed_) {
       const std::size_t n_blocks = (B + kBlock - 1) / kBlock;
+      // Feature buffers (a few MB per block) are reused from block to block: fresh ones would be
+      // zeroed page by page by the kernel each time.
+      using Buffers = std::vector<std::vector<double>>;
+      std::mutex pool_mutex;
+      std::vector<std::unique_ptr<Buffers>> pool;
       run_parallel(n_blocks, threads, poll, [&](std::size_t block, Checkpoint& checkpoint) {
         const std::size_t b0 = block * kBlock, nb = std::min(kBlock, B - b0);
-        for (std::size_t b = 0; b < nb; ++b) check_mask(masks + (b0 + b) * HW, b0 + b, checkpoint);
-        std::vector<std::vector<double>> acc(groups_.size()), features(groups_.size());
+        std::unique_ptr<Buffers> buffers;
+        {
+          std::lock_guard<std::mutex> lock(pool_mutex);
+          if (!pool.empty()) {
+            buffers = std::move(pool.back());
+            pool.pop_back();
+          }
+        }
+        if (!buffers) buffers = std::make_unique<Buffers>(groups_.size());
+        Buffers& features = *buffers;
+        // Pixels in spans of up to kSpan orbits: the features of every shape of the block over the
+        // span first, shape by shape (its mask is checked, a sequential read that brings it into
+        // cache, and at once gathered from: scattered reads that then hit the cache), stored
+        // piece-major: piece p0 of group g holds nb rows of (pixels of the piece) x features values,
+        // contiguous, at nb * (p0 - s0) * features. Then the products, piece by piece.
+        std::vector<std::vector<double>> acc(groups_.size());
         for (std::size_t g = 0; g < groups_.size(); ++g) acc[g].assign(nb * groups_[g].width, 0.0);
-        for (std::size_t p0 = 0; p0 < n_pixels(); p0 += chunk_) {
-          const std::size_t p1 = std::min(n_pixels(), p0 + chunk_);
-          std::vector<const double*> matrices(groups_.size());
+        for (std::size_t s0 = 0; s0 < n_pixels(); s0 += kSpan) {
+          const std::size_t s1 = std::min(n_pixels(), s0 + kSpan);
           for (std::size_t g = 0; g < groups_.size(); ++g)
-            matrices[g] = groups_[g].matrix.data() + p0 * groups_[g].features * groups_[g].width;
-          accumulate_chunk(masks + b0 * HW, nb, p0, p1, matrices, features, acc);
-          checkpoint.tick(nb * (p1 - p0) * 2 * S_);
+            features[g].resize(nb * (s1 - s0) * groups_[g].features);  // every entry is written below
+          for (std::size_t b = 0; b < nb; ++b) {
+            if (s0 == 0) check_mask(masks + (b0 + b) * HW, b0 + b, checkpoint);
+            for (std::size_t p0 = s0; p0 < s1; p0 += kWalk) {
+              const std::size_t p1 = std::min(s1, p0 + kWalk);
+              std::array<double*, 6> dst{};
+              for (std::size_t g = 0; g < groups_.size(); ++g)
+                dst[g] = features[g].data() + (nb * (p0 - s0) + b * (p1 - p0)) * groups_[g].features;
+              gather_features(masks + (b0 + b) * HW, p0, p1, dst);
+            }
+            checkpoint.tick((s1 - s0) * orbit_size());
+          }
+          for (std::size_t p0 = s0; p0 < s1; p0 += kWalk) {
+            const std::size_t p1 = std::min(s1, p0 + kWalk);
+            for (std::size_t g = 0; g < groups_.size(); ++g) {
+              const std::size_t K = groups_[g].width, f = groups_[g].features, Q = (p1 - p0) * f;
+              accumulate_panels(nb, Q, K, features[g].data() + nb * (p0 - s0) * f, Q,
+                                groups_[g].matrix.data() + p0 * f * K, acc[g].data(), K);
+            }
+            checkpoint.tick(nb * (p1 - p0) * 2 * S_);
+          }
         }
         scatter_moments(acc, nb, out + b0 * 2 * S_);
+        std::lock_guard<std::mutex> lock(pool_mutex);
+        pool.push_back(std::move(buffers));
       });
       return;
     }
@@ -165,7 +206,14 @@ class CartesianBasis {
   }
 
  private:
-  static constexpr std::size_t kBlock = 8;   // shapes per task
+  // Shapes per task: the basis is walked once per task, in pieces of kWalk pixels whose rows of the
+  // basis (kWalk x 384 doubles at N = 20) and features of the task's shapes (kBlock x kWalk x 8)
+  // stay in L2 while the product's tiles sweep them (a multiple of every tile height).
+  static constexpr std::size_t kBlock = 48;
+  static constexpr std::size_t kWalk = 64;   // pixels per piece of a stored basis
+  // Pixels whose features a task gathers at once (at most kBlock x kSpan x 8 doubles, 8 MiB): a
+  // multiple of kWalk, and every orbit of a 128 x 128 grid.
+  static constexpr std::size_t kSpan = (std::size_t{8} << 20) / (kBlock * 8 * sizeof(double)) / kWalk * kWalk;
   static constexpr std::size_t kRun = 256;   // shapes per pass over an on-the-fly basis
 
   // acc (per group, nb x width) += the contribution of pixels [p0, p1) of nb consecutive masks.
@@ -175,7 +223,12 @@ class CartesianBasis {
                         std::vector<std::vector<double>>& acc) const {
     const std::size_t HW = static_cast<std::size_t>(H_) * W_;
     for (std::size_t g = 0; g < groups_.size(); ++g) features[g].resize(nb * (p1 - p0) * groups_[g].features);
-    for (std::size_t b = 0; b < nb; ++b) gather_features(masks + b * HW, p0, p1, b, features);
+    for (std::size_t b = 0; b < nb; ++b) {
+      std::array<double*, 6> dst{};
+      for (std::size_t g = 0; g < groups_.size(); ++g)
+        dst[g] = features[g].data() + b * (p1 - p0) * groups_[g].features;
+      gather_features(masks + b * HW, p0, p1, dst);
+    }
     for (std::size_t g = 0; g < groups_.size(); ++g) {
       const std::size_t K = groups_[g].width, Q = (p1 - p0) * groups_[g].features;
       accumulate_product(nb, Q, K, features[g].data(), Q, matrices[g], K, acc[g].data(), K);
@@ -198,7 +251,9 @@ class CartesianBasis {
     std::vector<double> row_sign[2];     // basis row r = row_sign[r][col] * (cos or sin part)
     std::vector<char> row_is_sin[2];
     std::size_t width = 0;               // analysis: K rounded up to a multiple of 8 (zero columns)
-    std::vector<double> matrix;          // analysis: (P * features) x width; synthesis: K x (P * features)
+    // analysis: (P * features) x width, by pieces of kWalk pixels, each in panels of kPanel columns
+    // (see fill_rows); synthesis: K x (P * features), column-major
+    std::vector<double> matrix;
   };
 
   int N_, H_, W_, ss_;
@@ -371,9 +426,10 @@ class CartesianBasis {
   }
 
   // Writes the basis rows of pixels [p0, p1) of every group: row-major (rows x K) for analysis,
-  // column-major (K x rows, leading dimension ld[g]) for synthesis.
+  // column-major (K x rows, leading dimension ld[g]) for synthesis; with `panels`, a stored analysis
+  // basis in the layout of Group::matrix.
   void fill_rows(std::size_t p0, std::size_t p1, std::size_t first_row_pixel, std::vector<double*>& dest,
-                 const std::vector<std::size_t>& ld, Checkpoint& checkpoint) const {
+                 const std::vector<std::size_t>& ld, Checkpoint& checkpoint, bool panels = false) const {
     std::vector<double> cos_part(S_), sin_part(S_), radial(S_), c(N_ + 1), s(N_ + 1);
     RadialTable table(N_);
     for (std::size_t p = p0; p < p1; ++p) {
@@ -387,10 +443,18 @@ class CartesianBasis {
           for (std::size_t j = 0; j < K; ++j) {
             const double value =
                 grp.row_sign[r][j] * (grp.row_is_sin[r][j] ? sin_part[grp.k[j]] : cos_part[grp.k[j]]);
-            if (purpose_ == Purpose::analysis)
+            if (panels) {
+              // piece of kWalk pixels, then panel of kPanel columns, then row, then column
+              const std::size_t piece = p / kWalk * kWalk;
+              const std::size_t rows = (std::min(n_pixels(), piece + kWalk) - piece) * grp.features;
+              const std::size_t local = (p - piece) * grp.features + r;
+              dest[g][piece * grp.features * width + (j / kPanel) * kPanel * rows + local * kPanel + j % kPanel] =
+                  value;
+            } else if (purpose_ == Purpose::analysis) {
               dest[g][row * width + j] = value;
-            else
+            } else {
               dest[g][j * ld[g] + row] = value;
+            }
           }
         }
       }
@@ -407,7 +471,8 @@ class CartesianBasis {
     }
     const std::size_t n_chunks = (n_pixels() + chunk_ - 1) / chunk_;
     run_parallel(n_chunks, threads, poll, [&](std::size_t c, Checkpoint& checkpoint) {
-      fill_rows(c * chunk_, std::min(n_pixels(), (c + 1) * chunk_), 0, dest, ld, checkpoint);
+      fill_rows(c * chunk_, std::min(n_pixels(), (c + 1) * chunk_), 0, dest, ld, checkpoint,
+                purpose_ == Purpose::analysis);
     });
   }
 
@@ -421,7 +486,7 @@ class CartesianBasis {
       for (std::size_t g = 0; g < groups_.size(); ++g) {
         const Group& grp = groups_[g];
         if (purpose_ == Purpose::analysis) {
-          out[g] = grp.matrix.data() + p0 * grp.features * grp.width;
+          require(false, "internal: a stored analysis basis is kept in panels");
         } else {
           out[g] = grp.matrix.data() + p0 * grp.features;
           (*ld)[g] = n_pixels() * grp.features;
@@ -452,7 +517,17 @@ class CartesianBasis {
     const std::size_t W = static_cast<std::size_t>(W_);
     for (std::size_t row = 0; row < static_cast<std::size_t>(H_); ++row) {
       const T* values = mask + row * W;
-      for (std::size_t col = 0; col < W; ++col) {
+      // The whole row first, in the mask's own type (exact for every type read here; NaN fails
+      // both tests) and without branches, so that it vectorises; then the offending pixel, if any.
+      int inside = 1;
+      if constexpr (std::is_unsigned_v<T>) {
+        for (std::size_t col = 0; col < W; ++col) inside &= static_cast<int>(values[col] <= static_cast<T>(1));
+      } else {
+        for (std::size_t col = 0; col < W; ++col)
+          inside &= static_cast<int>(values[col] >= static_cast<T>(0)) & static_cast<int>(values[col] <= static_cast<T>(1));
+      }
+      const bool bad = inside == 0;
+      for (std::size_t col = 0; bad && col < W; ++col) {
         const double v = static_cast<double>(values[col]);
         if (!(v >= 0.0 && v <= 1.0))
           throw invalid_argument("masks: expected values in [0, 1] (scale 0-255 images by 1/255), got " +
@@ -464,11 +539,7 @@ class CartesianBasis {
   }
 
   template <class T>
-  void gather_features(const T* mask, std::size_t p0, std::size_t p1, std::size_t b,
-                       std::vector<std::vector<double>>& features) const {
-    const std::size_t Pc = p1 - p0;
-    std::array<double*, 6> dst{};
-    for (std::size_t g = 0; g < groups_.size(); ++g) dst[g] = features[g].data() + b * Pc * groups_[g].features;
+  void gather_features(const T* mask, std::size_t p0, std::size_t p1, const std::array<double*, 6>& dst) const {
     if (!folded_) {
       for (std::size_t p = p0; p < p1; ++p) dst[0][p - p0] = weight_[p] * static_cast<double>(mask[orbit_[p]]);
       return;
@@ -484,6 +555,17 @@ class CartesianBasis {
       const double value[8] = {a0 + b0, a0 - b0, a2 + b2, a2 - b2,
                                alpha + gamma, delta - beta, gamma - alpha, beta + delta};
       const std::size_t q = p - p0;
+      if (groups_.size() == 6) {  // every group present, in the order of build_groups
+        dst[0][q] = w * value[kS0];
+        dst[1][q] = w * value[kD0];
+        dst[2][q] = w * value[kS2];
+        dst[3][q] = w * value[kD2];
+        dst[4][2 * q] = w * value[kU];
+        dst[4][2 * q + 1] = w * value[kV];
+        dst[5][2 * q] = w * value[kX];
+        dst[5][2 * q + 1] = w * value[kY];
+        continue;
+      }
       for (std::size_t g = 0; g < groups_.size(); ++g) {
         const Group& grp = groups_[g];
         if (grp.features == 1) {

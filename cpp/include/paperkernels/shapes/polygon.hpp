@@ -50,74 +50,79 @@ inline constexpr int kLanes = 8;
 // half set of order N
 //   fan rule:      acc_nm += w R_n^m e^{-i m theta}
 //   boundary rule: acc_nm += w e^{-i (m - 1) theta} (R_{n+1}^{|m-1|} - R_{n-1}^{|m-1|}).
-PAPERKERNELS_TARGET_CLONES [[maybe_unused]]
-static void accumulate_pack(int N, int top, bool boundary, const double* px, const double* py, const double* wre,
-                            const double* wim, double* radial, double* pre, double* pim, double* acc_re,
-                            double* acc_im) {
-  static_assert(kLanes == 8, "the pack kernel works on eight lanes");
-  using detail::lanes;
-  using detail::v8;
-  double rho_[kLanes], c1_[kLanes], s1_[kLanes];
-  for (int l = 0; l < kLanes; ++l) {
-    const double r = std::sqrt(px[l] * px[l] + py[l] * py[l]);
-    rho_[l] = std::min(1.0, r);
-    c1_[l] = r > 0.0 ? px[l] / r : 1.0;
-    s1_[l] = r > 0.0 ? py[l] / r : 0.0;
-  }
-  const v8 rho = lanes(rho_), c1 = lanes(c1_), s1 = lanes(s1_);
-  const v8 zero = rho - rho;
-
-  // The recurrence of RadialTable (zernike.hpp) on eight radii at once, in place in the table.
-  for (int l = 0; l < kLanes; ++l) radial[l] = 1.0;  // R_0^0
-  for (int n = 1; n <= top; ++n) {
-    double* row = radial + half_size(n - 1) * kLanes;
-    const double* prev = radial + half_size(n - 2) * kLanes;                     // row n - 1
-    const double* prev2 = n >= 2 ? radial + half_size(n - 3) * kLanes : nullptr;  // row n - 2
-    for (int m = n & 1, k = 0; m <= n; m += 2, ++k) {
-      // row n - 1 holds m' = (n-1)&1, +2, ...: entry of m' is (m' - ((n-1)&1)) / 2
-      const int left_m = m == 0 ? 1 : m - 1;
-      const v8 left = lanes(prev + ((left_m - ((n - 1) & 1)) / 2) * kLanes);
-      const v8 right = m + 1 <= n - 1 ? lanes(prev + ((m + 1 - ((n - 1) & 1)) / 2) * kLanes) : zero;
-      const v8 below = m <= n - 2 ? lanes(prev2 + ((m - (n & 1)) / 2) * kLanes) : zero;
-      lanes(row + k * kLanes) = rho * (left + right) - below;
+PAPERKERNELS_PSABI_OFF
+// Eight lanes whatever the instruction set (one, two or four vector registers), so that every
+// instruction set returns the same bits.
+struct PackKernel {
+  template <simd::Isa I>
+  PAPERKERNELS_ALWAYS_INLINE static void run(int N, int top, bool boundary, const double* px, const double* py,
+                                             const double* wre, const double* wim, double* radial, double* pre,
+                                             double* pim, double* acc_re, double* acc_im) noexcept {
+    static_assert(kLanes == 8, "the pack kernel works on eight lanes");
+    using v8 = simd::Vec<kLanes>::type;
+    double rho_[kLanes], c1_[kLanes], s1_[kLanes];
+    for (int l = 0; l < kLanes; ++l) {
+      const double r = std::sqrt(px[l] * px[l] + py[l] * py[l]);
+      rho_[l] = std::min(1.0, r);
+      c1_[l] = r > 0.0 ? px[l] / r : 1.0;
+      s1_[l] = r > 0.0 ? py[l] / r : 0.0;
     }
-  }
+    const v8 rho = simd::load<kLanes>(rho_), c1 = simd::load<kLanes>(c1_), s1 = simd::load<kLanes>(s1_);
+    const v8 zero = rho - rho;
 
-  // phase[j + shift] = w e^{-i j theta} for j = -shift .. N (shift = 1 stores j = -1 at 0).
-  const int shift = boundary ? 1 : 0;
-  v8 re = lanes(wre), im = lanes(wim);
-  lanes(pre + shift * kLanes) = re;
-  lanes(pim + shift * kLanes) = im;
-  if (shift) {
-    lanes(pre) = re * c1 - im * s1;
-    lanes(pim) = re * s1 + im * c1;
-  }
-  for (int j = 1; j + shift <= N + 1; ++j) {
-    const v8 next_re = re * c1 + im * s1, next_im = im * c1 - re * s1;
-    re = next_re;
-    im = next_im;
-    lanes(pre + (j + shift) * kLanes) = re;
-    lanes(pim + (j + shift) * kLanes) = im;
-  }
-
-  std::size_t k = 0;
-  for (int n = 0; n <= N; ++n) {
-    for (int m = n & 1; m <= n; m += 2, ++k) {
-      const v8 qre = lanes(pre + m * kLanes);  // fan: j = m; boundary: j = m - 1 stored at m
-      const v8 qim = lanes(pim + m * kLanes);
-      v8 factor;
-      if (!boundary) {
-        factor = lanes(radial + half_index(n, m) * kLanes);
-      } else {
-        const int mm = m == 0 ? 1 : m - 1;
-        factor = lanes(radial + half_index(n + 1, mm) * kLanes);
-        if (n - 1 >= mm) factor = factor - lanes(radial + half_index(n - 1, mm) * kLanes);
+    // The recurrence of RadialTable (zernike.hpp) on eight radii at once, in place in the table.
+    for (int l = 0; l < kLanes; ++l) radial[l] = 1.0;  // R_0^0
+    for (int n = 1; n <= top; ++n) {
+      double* row = radial + half_size(n - 1) * kLanes;
+      const double* prev = radial + half_size(n - 2) * kLanes;                     // row n - 1
+      const double* prev2 = n >= 2 ? radial + half_size(n - 3) * kLanes : nullptr;  // row n - 2
+      for (int m = n & 1, k = 0; m <= n; m += 2, ++k) {
+        // row n - 1 holds m' = (n-1)&1, +2, ...: entry of m' is (m' - ((n-1)&1)) / 2
+        const int left_m = m == 0 ? 1 : m - 1;
+        const v8 left = simd::load<kLanes>(prev + ((left_m - ((n - 1) & 1)) / 2) * kLanes);
+        const v8 right = m + 1 <= n - 1 ? simd::load<kLanes>(prev + ((m + 1 - ((n - 1) & 1)) / 2) * kLanes) : zero;
+        const v8 below = m <= n - 2 ? simd::load<kLanes>(prev2 + ((m - (n & 1)) / 2) * kLanes) : zero;
+        simd::store<kLanes>(row + k * kLanes, rho * (left + right) - below);
       }
-      lanes(acc_re + k * kLanes) += qre * factor;
-      lanes(acc_im + k * kLanes) += qim * factor;
+    }
+
+    // phase[j + shift] = w e^{-i j theta} for j = -shift .. N (shift = 1 stores j = -1 at 0).
+    const int shift = boundary ? 1 : 0;
+    v8 re = simd::load<kLanes>(wre), im = simd::load<kLanes>(wim);
+    simd::store<kLanes>(pre + shift * kLanes, re);
+    simd::store<kLanes>(pim + shift * kLanes, im);
+    if (shift) {
+      simd::store<kLanes>(pre, re * c1 - im * s1);
+      simd::store<kLanes>(pim, re * s1 + im * c1);
+    }
+    for (int j = 1; j + shift <= N + 1; ++j) {
+      const v8 next_re = re * c1 + im * s1, next_im = im * c1 - re * s1;
+      re = next_re;
+      im = next_im;
+      simd::store<kLanes>(pre + (j + shift) * kLanes, re);
+      simd::store<kLanes>(pim + (j + shift) * kLanes, im);
+    }
+
+    std::size_t k = 0;
+    for (int n = 0; n <= N; ++n) {
+      for (int m = n & 1; m <= n; m += 2, ++k) {
+        const v8 qre = simd::load<kLanes>(pre + m * kLanes);  // fan: j = m; boundary: j = m - 1 stored at m
+        const v8 qim = simd::load<kLanes>(pim + m * kLanes);
+        v8 factor;
+        if (!boundary) {
+          factor = simd::load<kLanes>(radial + half_index(n, m) * kLanes);
+        } else {
+          const int mm = m == 0 ? 1 : m - 1;
+          factor = simd::load<kLanes>(radial + half_index(n + 1, mm) * kLanes);
+          if (n - 1 >= mm) factor = factor - simd::load<kLanes>(radial + half_index(n - 1, mm) * kLanes);
+        }
+        simd::store<kLanes>(acc_re + k * kLanes, simd::load<kLanes>(acc_re + k * kLanes) + qre * factor);
+        simd::store<kLanes>(acc_im + k * kLanes, simd::load<kLanes>(acc_im + k * kLanes) + qim * factor);
+      }
     }
   }
-}
+};
+PAPERKERNELS_PSABI_ON
 
 class PolygonMoments {
  public:
@@ -223,8 +228,10 @@ class PolygonMoments {
   void flush() {
     for (int l = fill_; l < kLanes; ++l) px_[l] = py_[l] = wre_[l] = wim_[l] = 0.0;
     fill_ = 0;
-    accumulate_pack(N_, top_, rule_ == PolygonRule::boundary, px_, py_, wre_, wim_, radial_.data(), phase_re_.data(),
-                    phase_im_.data(), acc_re_.data(), acc_im_.data());
+    simd::dispatch<PackKernel>(simd::active(), N_, top_, rule_ == PolygonRule::boundary,
+                               static_cast<const double*>(px_), static_cast<const double*>(py_),
+                               static_cast<const double*>(wre_), static_cast<const double*>(wim_), radial_.data(),
+                               phase_re_.data(), phase_im_.data(), acc_re_.data(), acc_im_.data());
     if (checkpoint_ != nullptr) checkpoint_->tick(radial_.size() + 2 * acc_re_.size());
   }
 };

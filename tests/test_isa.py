@@ -1,0 +1,172 @@
+"""The instruction-set override (PAPERKERNELS_ISA, set_isa, get_isa, show_config) and every SIMD
+kernel run under each instruction set this CPU supports: the kernels only spread independent sums
+across vector lanes (each sum keeps its order, no fused multiply-add), so every instruction set
+must return the same bits."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import paperkernels
+import paperkernels.shapes as ps
+from paperkernels import _core
+
+ISAS = paperkernels.supported_isas()
+
+
+def under_every_isa(fn):
+    """fn() under each supported instruction set; asserts all results equal bit for bit."""
+    results = []
+    for isa in ISAS:
+        with paperkernels.set_isa(isa):
+            assert paperkernels.get_isa() == isa
+            results.append((isa, fn()))
+    _, first = results[0]
+    for isa, got in results[1:]:
+        for a, b in zip(first if isinstance(first, tuple) else (first,), got if isinstance(got, tuple) else (got,)):
+            assert np.array_equal(a, b), f"{isa} differs from {results[0][0]}"
+    return first
+
+
+def test_default_is_the_widest_supported_and_sse2_always_runs():
+    assert ISAS[-1] == "sse2"
+    assert set(ISAS) <= {"avx512", "avx2", "sse2"}
+    env = dict(os.environ)
+    env.pop("PAPERKERNELS_ISA", None)
+    out = subprocess.run(
+        [sys.executable, "-c", "import paperkernels; print(paperkernels.get_isa())"],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    assert out.stdout.strip() == ISAS[0]
+
+
+@pytest.mark.parametrize("isa", ISAS)
+def test_environment_variable_is_read_at_import(isa):
+    env = dict(os.environ, PAPERKERNELS_ISA=isa.upper())
+    out = subprocess.run(
+        [sys.executable, "-c", "import paperkernels; print(paperkernels.get_isa())"],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    assert out.stdout.strip() == isa
+
+
+def test_bad_environment_variable_is_a_clear_error():
+    env = dict(os.environ, PAPERKERNELS_ISA="avx9")
+    out = subprocess.run([sys.executable, "-c", "import paperkernels"], env=env, capture_output=True, text=True)
+    assert out.returncode != 0
+    assert "ValueError: PAPERKERNELS_ISA: expected one of 'avx512', 'avx2', 'sse2'" in out.stderr
+
+
+def test_set_isa_is_global_and_a_context_manager():
+    before = paperkernels.get_isa()
+    with paperkernels.set_isa("sse2") as chosen:
+        assert chosen == "sse2" and paperkernels.get_isa() == "sse2"
+        with paperkernels.set_isa("auto"):
+            assert paperkernels.get_isa() == ISAS[0]
+        assert paperkernels.get_isa() == "sse2"
+    assert paperkernels.get_isa() == before
+    paperkernels.set_isa("sse2")
+    try:
+        assert paperkernels.get_isa() == "sse2"
+    finally:
+        paperkernels.set_isa(before)
+
+
+def test_unknown_or_unsupported_isa_is_refused():
+    before = paperkernels.get_isa()
+    with pytest.raises(ValueError, match="isa: expected one of 'avx512', 'avx2', 'sse2' or 'auto', got 'neon'"):
+        paperkernels.set_isa("neon")
+    with pytest.raises(TypeError, match="isa: expected one of"):
+        paperkernels.set_isa(2)
+    with pytest.raises(ValueError, match="isa: expected 'avx512', 'avx2' or 'sse2'"):
+        _core.isa_set("avx3")
+    missing = [isa for isa in ("avx512", "avx2") if isa not in ISAS]
+    for isa in missing:
+        with pytest.raises(ValueError, match=f"this CPU does not support '{isa}'"):
+            paperkernels.set_isa(isa)
+        with pytest.raises(ValueError, match=f"this CPU does not support '{isa}'"):
+            _core.isa_set(isa)
+    assert paperkernels.get_isa() == before
+
+
+def test_show_config_reports_build_cpu_and_isa(capsys):
+    with paperkernels.set_isa("sse2"):
+        assert paperkernels.show_config() is None
+        text = capsys.readouterr().out
+        info = paperkernels.show_config(mode="dicts")
+    assert f"paperkernels {paperkernels.__version__}" in text
+    assert "compiler:" in text and "flags:" in text and "-ffp-contract=off" in text
+    assert "features found:" in text and "in use: sse2" in text
+    assert info["simd"]["in_use"] == "sse2" and info["simd"]["supported"] == ISAS
+    assert "sse2" in info["cpu"]["features"] or info["cpu"]["machine"] != "x86_64"
+    with pytest.raises(ValueError, match="mode: expected"):
+        paperkernels.show_config(mode="json")
+
+
+# --- every SIMD kernel under every instruction set ------------------------------------------------
+
+
+# folded (even, odd) and unfolded grids; the last two need several spans of gathered features
+@pytest.mark.parametrize("shape", [(40, 40), (33, 33), (24, 37), (58, 70), (180, 180)])
+@pytest.mark.parametrize("max_basis_bytes", [1e9, 0])  # stored basis (in panels) and on the fly
+def test_cartesian_moments_same_bits_under_every_isa(shape, max_basis_bytes):
+    rng = np.random.default_rng(sum(shape))
+    masks = rng.random((53, *shape))  # 53: neither a multiple of a block nor of a tile height
+    got = under_every_isa(lambda: ps.zernike_moments(masks, 13, max_basis_bytes=max_basis_bytes, n_threads=2))
+    assert np.array_equal(got, ps.zernike_moments(masks, 13, max_basis_bytes=1e9 - max_basis_bytes, n_threads=1))
+
+
+def test_cartesian_synthesis_same_bits_under_every_isa():
+    enc = ps.XShapeEncoder(11, n_threads=2)
+    rng = np.random.default_rng(3)
+    codes = enc.encode_geometry(rng.random((9, 32, 32)))
+    under_every_isa(lambda: enc.decode_geometry(codes, (29, 31)).field)
+
+
+def test_polar_moments_same_bits_under_every_isa():
+    from paperkernels.shapes.zernike import polar_basis
+
+    grid = ps.polar_grid(37, 19, rule="gauss")
+    values = np.random.default_rng(5).random((7, 37, 19))
+    S = _core.shapes_half_size(12)
+    under_every_isa(lambda: polar_basis(12, grid).analyse(values, 2, S))
+
+
+@pytest.mark.parametrize("N", [0, 5, 16])
+def test_polygon_moments_same_bits_under_every_isa(N):
+    poly = ps.star_polygon(7, 0.4)
+    under_every_isa(lambda: ps.zernike_moments(poly, N))
+
+
+def test_greedy_gram_and_learners_same_bits_under_every_isa():
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((97, 45))
+    y = X[:, :3] @ np.array([1.0, -2.0, 0.5]) + rng.standard_normal(97)
+    mean = X.mean(axis=0)
+
+    def fit():
+        gram, xty = _core.greedy_centred_gram(X, mean, 2, y - y.mean())
+        xt = np.ascontiguousarray((X - mean).T)
+        col_sq = np.einsum("ij,ij->i", xt, xt)
+        return (gram, xty, *_core.greedy_fit_gram(gram, xty, 6, 30, 0, 1e-10, 3, 9, 2),
+                *_core.greedy_fit_columns(xt, xty, col_sq, 6, 4, 1, 1e-10, 3, 9, 2))
+
+    under_every_isa(fit)
+
+
+@pytest.mark.parametrize(
+    "dtype, bad, shown",
+    [(np.float32, np.nan, "nan"), (np.float32, np.nextafter(np.float32(1), np.float32(2)), "1.000000"),
+     (np.float32, -0.0001, "-0.000100"), (np.float64, 1 + 1e-15, "1.000000"), (np.uint8, 2, "2.000000")],
+)
+def test_mask_range_check_in_every_dtype_names_the_pixel(dtype, bad, shown):
+    masks = np.zeros((3, 40, 40), dtype=dtype)
+    masks[2, 17, 23] = bad
+    with pytest.raises(ValueError, match=rf"got {shown} in mask 2 at pixel \(17, 23\)"):
+        ps.zernike_moments(masks, 4, input="cartesian")
+    masks[2, 17, 23] = 1  # the bounds themselves are valid
+    masks[1, 3, 4] = 0
+    ps.zernike_moments(masks, 4, input="cartesian")
