@@ -26,7 +26,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def _module_available(name: str) -> bool:
     import importlib.util
 
-    return importlib.util.find_spec(name) is not None
+    # A directory of that name in the working directory (the source tree's build/) is found as a
+    # namespace package, which has no origin: only a real module counts.
+    spec = importlib.util.find_spec(name)
+    return spec is not None and spec.origin is not None
 
 
 needs_build = pytest.mark.skipif(not _module_available("build"), reason="needs the 'build' package")
