@@ -17,7 +17,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 # A source checkout with the extension built in place (cmake) documents that tree; an installed
 # package is used otherwise.
-if (ROOT / "python" / "paperkernels").is_dir() and any((ROOT / "python" / "paperkernels").glob("_core*")):
+# (The stub _core.pyi is always there: look for the compiled module itself.)
+if any(p.suffix in (".so", ".pyd") for p in (ROOT / "python" / "paperkernels").glob("_core*")):
     sys.path.insert(0, str(ROOT / "python"))
 
 import paperkernels  # noqa: E402
