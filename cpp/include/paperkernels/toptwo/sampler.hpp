@@ -617,20 +617,11 @@ class Sampler {
       while ((r + 1) * (r + 1) <= m) ++r;
       forced = r * r == m;
     }
-    std::vector<double> mu(static_cast<std::size_t>(K_));
-    int best = 0, ties = 1;
-    for (int a = 0; a < K_; ++a) {
-      mu[a] = mean(a);
-      if (kind == Arms::bernoulli && !(mu[a] > 0.0 && mu[a] < 1.0)) forced = true;
-      if (a > 0) {
-        if (mu[a] > mu[best]) {
-          best = a;
-          ties = 1;
-        } else if (mu[a] == mu[best]) {
-          ++ties;
-        }
-      }
-    }
+    const EmpiricalBest empirical = empirical_best();
+    const std::vector<double>& mu = empirical.mu;
+    const int best = empirical.best, ties = empirical.ties;
+    if constexpr (kind == Arms::bernoulli)
+      for (double v : mu) forced = forced || !(v > 0.0 && v < 1.0);
     std::vector<double> z(static_cast<std::size_t>(K_), 1.0 / k);
     if (!forced && ties == 1) {
       // C_j(x) = x_b d(mu_b, m_j) + x_j d(mu_j, m_j), m_j = (x_b mu_b + x_j mu_j) / (x_b + x_j); its
@@ -689,20 +680,9 @@ class Sampler {
   // w*(mu_hat) by the characteristic-time solver; uniform weights while the empirical best is not
   // unique or the solver cannot place it (e.g. every mean at 0 or 1).
   void optimal_weights() {
-    std::vector<double> m(static_cast<std::size_t>(K_));
-    int best = 0, ties = 1;
-    for (int a = 0; a < K_; ++a) {
-      m[a] = mean(a);
-      if (a > 0) {
-        if (m[a] > m[best]) {
-          best = a;
-          ties = 1;
-        } else if (m[a] == m[best]) {
-          ++ties;
-        }
-      }
-    }
-    if (ties == 1) {
+    const EmpiricalBest empirical = empirical_best();
+    const std::vector<double>& m = empirical.mu;
+    if (empirical.ties == 1) {
       try {
         CharacteristicSolver solver(m, kind, opt_.sigma);
         const CharacteristicTime r = solver.optimal();
@@ -777,6 +757,28 @@ class Sampler {
       }
     }
     return best;
+  }
+
+  // The empirical means, the first arm with the largest one and how many arms share that value.
+  struct EmpiricalBest {
+    std::vector<double> mu;
+    int best = 0;
+    int ties = 1;
+  };
+  EmpiricalBest empirical_best() const {
+    EmpiricalBest out;
+    out.mu.resize(static_cast<std::size_t>(K_));
+    for (int a = 0; a < K_; ++a) {
+      out.mu[a] = mean(a);
+      if (a == 0) continue;
+      if (out.mu[a] > out.mu[out.best]) {
+        out.best = a;
+        out.ties = 1;
+      } else if (out.mu[a] == out.mu[out.best]) {
+        ++out.ties;
+      }
+    }
+    return out;
   }
 
   double mean(int a) const {
