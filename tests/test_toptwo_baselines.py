@@ -25,6 +25,18 @@ CASES = {
 SAMPLERS = ["uniform", "EB-TC", "TTTS", "T3C", "TTUCB"]
 
 
+def _replay_pickled_midway(ep, s, half):
+    """Feed ``s`` the recorded episode ``ep``, pickling it after ``half`` pulls; every selection must
+    equal the recorded arm. Returns the restored sampler after the last pull."""
+    for i, (arm, reward) in enumerate(zip(ep.arms, ep.rewards)):
+        if i == half:
+            s = pickle.loads(pickle.dumps(s))
+        assert not s.should_stop()
+        assert s.select() == arm
+        s.update(arm, reward)
+    return s
+
+
 def _check(sampler, case, seeds=SEEDS, **extra):
     kwargs = dict(CASES[case], **extra)
     mu, delta = kwargs.pop("mu"), kwargs.pop("delta")
@@ -156,15 +168,7 @@ def test_track_and_stop_incremental_and_pickled():
     for sampler in ("TaS-C", "TaS-D"):
         ep = tt.identify(mu, 0.1, seed=6, record=True, sampler=sampler, weights_every=3)
         s = tt.TopTwo(4, delta=0.1, seed=6, sampler=sampler, weights_every=3)
-        half = ep.tau // 2
-        for arm, reward in zip(ep.arms[:half], ep.rewards[:half]):
-            assert s.select() == arm
-            s.update(arm, reward)
-        s = pickle.loads(pickle.dumps(s))
-        for arm, reward in zip(ep.arms[half:], ep.rewards[half:]):
-            assert not s.should_stop()
-            assert s.select() == arm
-            s.update(arm, reward)
+        s = _replay_pickled_midway(ep, s, ep.tau // 2)
         assert s.should_stop()
 
 
@@ -199,16 +203,7 @@ def test_racing_incremental_and_pickled(sampler):
     mu = [0.7, 0.5, 0.45, 0.3]
     ep = tt.identify(mu, 0.1, seed=6, record=True, sampler=sampler)
     s = tt.TopTwo(4, delta=0.1, seed=6, sampler=sampler)
-    half = ep.tau // 2 + 1  # mid-round for LUCB1
-    for arm, reward in zip(ep.arms[:half], ep.rewards[:half]):
-        assert not s.should_stop()
-        assert s.select() == arm
-        s.update(arm, reward)
-    s = pickle.loads(pickle.dumps(s))
-    for arm, reward in zip(ep.arms[half:], ep.rewards[half:]):
-        assert not s.should_stop()
-        assert s.select() == arm
-        s.update(arm, reward)
+    s = _replay_pickled_midway(ep, s, ep.tau // 2 + 1)  # mid-round for LUCB1
     assert s.should_stop() and s.recommendation == ep.recommendation
 
 
@@ -330,15 +325,7 @@ def test_frank_wolfe_sampling_incremental_and_pickled():
     mu = [0.7, 0.5, 0.45, 0.3]
     ep = tt.identify(mu, 0.1, seed=6, record=True, sampler="FWS")
     s = tt.TopTwo(4, delta=0.1, seed=6, sampler="FWS")
-    half = ep.tau // 2
-    for arm, reward in zip(ep.arms[:half], ep.rewards[:half]):
-        assert s.select() == arm
-        s.update(arm, reward)
-    s = pickle.loads(pickle.dumps(s))
-    for arm, reward in zip(ep.arms[half:], ep.rewards[half:]):
-        assert not s.should_stop()
-        assert s.select() == arm
-        s.update(arm, reward)
+    s = _replay_pickled_midway(ep, s, ep.tau // 2)
     assert s.should_stop()
 
 
