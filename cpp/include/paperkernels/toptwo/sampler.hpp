@@ -59,6 +59,7 @@ struct Options {
 
 // From this many arms on, the leader, the challenger and Z come from trees (see Sampler::base_cost).
 inline constexpr int kIndexedArms = 256;
+inline constexpr int kIndexedMaxArms = 1 << 29;  // keeps 2 P (P >= K, a power of two) an int
 
 // A rebuild of the cost index costs about this many search steps per arm (see Sampler::index_search).
 inline constexpr int kRebuild = 8;
@@ -148,8 +149,8 @@ class Sampler {
         special_select_(opt_.uniform || opt_.tracking != Tracking::none || opt_.racing != Racing::none ||
                         opt_.leader != Leader::eb || opt_.challenger == Challenger::rs),
         special_update_(opt_.racing == Racing::lucb1 || opt_.racing == Racing::ege),
-        indexed_(options.K >= kIndexedArms),
-        pow2_(round_up_pow2(options.K)) {}
+        indexed_(options.K >= kIndexedArms && options.K <= kIndexedMaxArms),
+        pow2_(indexed_ ? round_up_pow2(options.K) : 1) {}
 
   int K() const noexcept { return K_; }
   std::int64_t t() const noexcept { return t_; }
@@ -1321,8 +1322,9 @@ class Sampler {
   // G0 = G(s0, n0); Gaussian: mean mu0). For every other arm j it keeps, in a segment tree over the
   // arms, the base cost V_j = W computed with B's counts at the rebuild and j's current counts
   // (refreshed whenever j is pulled), its penalised form V_j + log N_j (TCI), and for each subtree
-  // the smallest keys, the largest N_j and the smallest mean. Pulls of B change no entry; a new
-  // leader rebuilds the index. For the current counts (n1 = N_B, s1, mu1 = mu_hat_B):
+  // the smallest keys, the smallest and largest N_j and means. Pulls of B change no entry. For a
+  // leader B (B itself or a later leader whose counts contain B's base counts, see index_ready) with
+  // counts n1 = N_B, s1 and mean mu1:
   //
   //   W(B, j) >= V_j + C - D g_j,   g_j = N_j (mu1 - mu_j) / (n1 + N_j) >= 0,
   //
@@ -1483,9 +1485,13 @@ class Sampler {
 
   // The arm j != B of the smallest value(j) (the lowest index among equal values), and that value.
   template <class Value>
-  int index_search(const IndexBounds& b, const double* key, Value&& value, double& best) {
+  int index_search(int B, const IndexBounds& b, const double* key, Value&& value, double& best) {
     best = std::numeric_limits<double>::infinity();
     int arm = -1;
+    if (B != index_leader_) {  // the base leader has no entry: evaluate it first
+      best = value(index_leader_);
+      arm = index_leader_;
+    }
     int stack[96];
     int top = 0;
     stack[top++] = 1;
@@ -1497,6 +1503,7 @@ class Sampler {
       if (index_lower(b, key, i) > best) continue;
       if (i >= pow2_) {
         const int j = i - pow2_;
+        if (j == B) continue;
         // An arm with the counts of the best arm so far has its cost: it wins only by a lower index.
         if (arm >= 0 && N_[j] == N_[arm] && S_[j] == S_[arm]) {
           if (j < arm) arm = j;
@@ -1527,8 +1534,18 @@ class Sampler {
     return arm;
   }
 
+  // A new leader keeps the index when its counts contain the base counts (Bernoulli: at least as
+  // many successes and as many failures; Gaussian: at least as many pulls), which is all the bounds
+  // need (dn, ds and dn - ds >= 0); its own entry is skipped and the base leader evaluated apart.
   void index_ready(int B) {
-    if (!index_valid_ || index_leader_ != B || index_stale_) index_build(B);
+    bool keep = index_valid_ && !index_stale_;
+    if (keep && B != index_leader_) {
+      if constexpr (kind == Arms::bernoulli)
+        keep = S_[B] >= index_s0_ && N_[B] - S_[B] >= index_n0_ - index_s0_;
+      else
+        keep = N_[B] >= index_n0_;
+    }
+    if (!keep) index_build(B);
   }
 
   void index_challenger() {
@@ -1538,7 +1555,7 @@ class Sampler {
     const IndexBounds b = index_bounds(B);
     const bool penalise = opt_.challenger == Challenger::tci;
     double best;
-    challenger_ = index_search(b, index_pen_.data(), [&](int j) {
+    challenger_ = index_search(B, b, index_pen_.data(), [&](int j) {
       const double w = pair_cost(B, j);
       return penalise ? w + log_count_[j] : w;
     }, best);
@@ -1550,7 +1567,7 @@ class Sampler {
     const int B = leader();
     index_ready(B);
     const IndexBounds b = index_bounds(B);
-    witness_ = index_search(b, index_w_.data(), [&](int j) { return pair_cost(B, j); }, z_);
+    witness_ = index_search(B, b, index_w_.data(), [&](int j) { return pair_cost(B, j); }, z_);
     w_leader_ = B;
     statistic_known_ = true;
   }
