@@ -36,10 +36,14 @@ extensions = [
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
     "numpydoc",
+    "myst_parser",
 ]
+# The user guide, the robustness, scale-out, benchmark and development pages are Markdown (MyST).
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+myst_heading_anchors = 3
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip",
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip",
                     "gallery/*.md5", "gallery/*.json"]
 root_doc = "index"
 nitpicky = False
@@ -124,24 +128,6 @@ html_theme_options = {
 }
 html_sidebars = {"index": [], "getting-started": []}
 
-
-# -- the benchmarks page shows the generated results when the harness has written them -------------
-GENERATED_BENCHMARKS = HERE / "_generated" / "benchmarks.rst"
-NO_BENCHMARKS = (
-    "No results were generated for this build. Run the benchmarks and write their report to\n"
-    "``docs/_generated/benchmarks.rst`` to include it here.\n"
-)
-
-
-def _insert_benchmarks(app, docname, source):
-    if docname != "benchmarks":
-        return
-    text = GENERATED_BENCHMARKS.read_text(encoding="utf-8") if GENERATED_BENCHMARKS.is_file() else NO_BENCHMARKS
-    source[0] = source[0].replace("BENCHMARK-RESULTS", text)
-
-
-def setup(app):
-    app.connect("source-read", _insert_benchmarks)
 
 # Only the ``.. doctest::`` blocks of these pages run under ``-b doctest``; the docstrings' examples
 # run in their modules' namespaces with ``pytest --doctest-modules`` (see tests/test_docs.py).
