@@ -77,6 +77,11 @@ numpydoc_validation_exclude = {
 doctest_global_setup = """
 import numpy as np
 import paperkernels
+try:
+    import matplotlib
+    matplotlib.use("Agg")  # the plotting examples draw without a display
+except ImportError:
+    pass
 """
 
 # -- intersphinx: only when the network is allowed -------------------------------------------------
