@@ -20,6 +20,7 @@ ROOT = HERE.parent
 # (The stub _core.pyi is always there: look for the compiled module itself.)
 if any(p.suffix in (".so", ".pyd") for p in (ROOT / "python" / "paperkernels").glob("_core*")):
     sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(HERE / "_ext"))  # gallery_order
 
 import paperkernels  # noqa: E402
 
@@ -110,7 +111,7 @@ else:
         "filename_pattern": r"/plot_",
         "download_all_examples": False,
         "remove_config_comments": True,
-        "within_subsection_order": "FileNameSortKey",
+        "within_subsection_order": "gallery_order.ModuleOrder",
         "matplotlib_animations": False,
         "image_scrapers": ("matplotlib",),
         "show_memory": False,
@@ -131,7 +132,9 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_sidebars = {"index": [], "getting-started": []}
+# Pages without sub-pages need no section navigation: the article takes its width.
+html_sidebars = {page: [] for page in ("index", "getting-started", "robustness", "scale-out", "benchmarks",
+                                       "development", "changelog")}
 
 
 # Only the ``.. doctest::`` blocks of these pages run under ``-b doctest``; the docstrings' examples
