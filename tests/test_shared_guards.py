@@ -85,9 +85,10 @@ def test_thread_creation_failure_runs_on_fewer_threads():
     assert done.stdout.strip() == "same"
 
 
+@pytest.mark.test_hooks
 def test_real_sigint_stops_the_parallel_for():
     delay = assert_interrupts(
         "from paperkernels import _core",
-        "_core.parallel_busy_wait(64, 1.0, 2)",
+        "_core.testing.parallel_busy_wait(64, 1.0, 2)",
     )
     assert delay >= 0
