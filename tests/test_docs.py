@@ -6,6 +6,7 @@ import doctest
 import importlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -120,13 +121,20 @@ def test_docstring_examples_run(package):
     assert result.failed == 0, f"{result.failed} of {result.attempted} docstring examples of {package} failed"
 
 
-def test_html_site_builds_without_warnings(tmp_path):
+@pytest.fixture(scope="module")
+def html_site(tmp_path_factory):
+    """The HTML site with its gallery, built once with warnings as errors."""
     pytest.importorskip("sphinx_gallery", reason="the docs extra is not installed")
     pytest.importorskip("matplotlib")
     pytest.importorskip("distributed")
-    done = _sphinx("html", tmp_path / "html", gallery=True)
+    html = tmp_path_factory.mktemp("docs") / "html"
+    done = _sphinx("html", html, gallery=True)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    html = tmp_path / "html"
+    return html
+
+
+def test_html_site_builds_without_warnings(html_site):
+    html = html_site
     for page in ("index.html", "guide/greedy.html", "api/generated/paperkernels.greedy.exact_weights.html",
                  "gallery/plot_shapes.html"):
         assert (html / page).is_file(), page
@@ -149,3 +157,44 @@ def test_html_site_builds_without_warnings(tmp_path):
     bench = (html / "benchmarks.html").read_text(encoding="utf-8")
     assert bench.count("<table") >= 6 and "speed-up" in bench
     assert "&lt;!-- bench" not in bench
+
+
+# Marks the page with how many of its gallery figures the browser loaded and decoded.
+_COUNT_FIGURES = (
+    "<script>window.addEventListener('load', () => {"
+    " const figures = [...document.images].filter(i => i.src.includes('sphx_glr_'));"
+    " document.body.setAttribute('data-figures',"
+    " figures.filter(i => i.complete && i.naturalWidth > 0).length + '/' + figures.length); });</script>"
+)
+
+
+def _browser():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def test_gallery_figures_render_in_a_browser(html_site):
+    """Headless Chromium opens the index, a guide and every gallery page; each gallery figure loads."""
+    browser = _browser()
+    if browser is None:
+        pytest.skip("needs headless Chromium")
+
+    def dump(page: Path) -> str:
+        done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000",
+                               "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+
+    assert "paperkernels.greedy" in dump(html_site / "index.html")
+    assert "EnsembleForwardSelection" in dump(html_site / "guide" / "greedy.html")
+    for example in sorted((ROOT / "examples").glob("plot_*.py")):
+        page = html_site / "gallery" / f"{example.stem}.html"
+        probe = page.with_name(f"_probe_{page.name}")  # beside the page, so relative links still resolve
+        probe.write_text(page.read_text(encoding="utf-8").replace("</body>", _COUNT_FIGURES + "</body>"),
+                         encoding="utf-8")
+        found = re.search(r'data-figures="(\d+)/(\d+)"', dump(probe))
+        assert found, f"{page.name}: the page did not finish loading"
+        loaded, total = map(int, found.groups())
+        assert total > 0 and loaded == total, f"{page.name}: {loaded} of {total} figures rendered"
