@@ -1,6 +1,7 @@
 """Sphinx configuration of the paperkernels documentation.
 
 Build with ``sphinx-build -W -b html docs docs/_build/html`` after installing the ``docs`` extra.
+The user guide and the robustness, scale-out, benchmark and development pages are Markdown (MyST).
 The gallery in ``examples/`` is executed at build time (set ``PAPERKERNELS_DOCS_NO_GALLERY=1`` to
 skip it). Cross-references to numpy, scipy, scikit-learn, shapely and dask need their object
 inventories, which are downloaded only when ``PAPERKERNELS_DOCS_INTERSPHINX=1`` (offline builds
@@ -137,6 +138,7 @@ html_sidebars = {page: [] for page in ("index", "getting-started", "robustness",
                                        "development", "changelog")}
 
 
-# Only the ``.. doctest::`` blocks of these pages run under ``-b doctest``; the docstrings' examples
-# run in their modules' namespaces with ``pytest --doctest-modules`` (see tests/test_docs.py).
+# Only the doctest and testcode directives of these pages (``.. doctest::`` in reStructuredText,
+# ```{doctest} and ```{testcode} in the Markdown guides) run under ``-b doctest``; the docstrings'
+# examples run in their modules' namespaces (see tests/test_docs.py).
 doctest_test_doctest_blocks = ""
