@@ -1094,3 +1094,8 @@ def stopping_threshold(t: Any, delta: float, K: int, kind: str = "gk16") -> Unio
     ta = as_array(t, "t", dtype=np.int64, low=1, allow_empty=True)
     out = _core.toptwo.threshold(kind, delta, K, ta.ravel())
     return _scalar_or_array(out, np.shape(t))
+
+
+from ._public import export as _export  # noqa: E402
+
+_export(__name__, globals(), __all__)
