@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 # A source checkout with the extension built in place (cmake) documents that tree; an installed
 # package is used otherwise.
-# (The stub _core.pyi is always there: look for the compiled module itself.)
+# (Look for the compiled module itself: a checkout holds only the Python sources until it is built.)
 if any(p.suffix in (".so", ".pyd") for p in (ROOT / "python" / "paperkernels").glob("_core*")):
     sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(HERE / "_ext"))  # gallery_order
