@@ -1296,8 +1296,15 @@ class Sampler {
     tree_valid_ = true;
   }
 
+  // Up from a's leaf until a node keeps its winner and count, the winner not being a (whose mean
+  // changed): the nodes above depend on nothing else that changed.
   void tree_update(int a) {
-    for (int i = (pow2_ + a) / 2; i >= 1; i /= 2) tree_merge(i);
+    for (int i = (pow2_ + a) / 2; i >= 1; i /= 2) {
+      const int arm = tree_arm_[i];
+      const std::uint64_t count = tree_count_[i];
+      tree_merge(i);
+      if (tree_arm_[i] == arm && tree_count_[i] == count && arm != a) return;
+    }
   }
 
   // The k-th (from 0, in index order) arm whose mean equals the largest one.
@@ -1413,9 +1420,17 @@ class Sampler {
     index_work_ = 0;
   }
 
+  // Up from j's leaf until a node keeps all its aggregates (then so do the nodes above).
   void index_update(int j) {
     index_leaf(j);
-    for (int i = (pow2_ + j) / 2; i >= 1; i /= 2) index_merge(i);
+    for (int i = (pow2_ + j) / 2; i >= 1; i /= 2) {
+      const double pen = index_pen_[i], w = index_w_[i], n = index_n_[i], mu = index_mu_[i];
+      const double low_n = index_low_n_[i], high_mu = index_high_mu_[i];
+      index_merge(i);
+      if (index_pen_[i] == pen && index_w_[i] == w && index_n_[i] == n && index_mu_[i] == mu &&
+          index_low_n_[i] == low_n && index_high_mu_[i] == high_mu)
+        return;
+    }
   }
 
   struct IndexBounds {
@@ -1501,6 +1516,10 @@ class Sampler {
       if (index_n_[i] == 0.0) continue;  // no arm in this subtree
       ++work;
       if (index_lower(b, key, i) > best) continue;
+      // A subtree whose arms all have the counts of the best arm so far, all at higher indices.
+      if (arm >= 0 && i < pow2_ && index_n_[i] == index_low_n_[i] && index_mu_[i] == index_high_mu_[i] &&
+          index_n_[i] == static_cast<double>(N_[arm]) && index_mu_[i] == mean(arm) && first_leaf(i) > arm)
+        continue;
       if (i >= pow2_) {
         const int j = i - pow2_;
         if (j == B) continue;
@@ -1537,6 +1556,12 @@ class Sampler {
   // A new leader keeps the index when its counts contain the base counts (Bernoulli: at least as
   // many successes and as many failures; Gaussian: at least as many pulls), which is all the bounds
   // need (dn, ds and dn - ds >= 0); its own entry is skipped and the base leader evaluated apart.
+  // Arm of the leftmost leaf under node i.
+  int first_leaf(int i) const {
+    while (i < pow2_) i *= 2;
+    return i - pow2_;
+  }
+
   void index_ready(int B) {
     bool keep = index_valid_ && !index_stale_;
     if (keep && B != index_leader_) {
