@@ -177,7 +177,7 @@ class Sampler {
       leader_ = first_max_;
       if (n_max_ > 1 && opt_.tie_break == TieBreak::random) {
         std::uint64_t k = rng_.below(n_max_);
-        if (indexed_) {
+        if (__builtin_expect(indexed_, 0)) {
           leader_ = tree_pick(k);
         } else {
           for (int i = first_max_;; ++i)
@@ -200,7 +200,7 @@ class Sampler {
 
   // GLR statistic Z = min_{j != B} W(B, j).
   double statistic() {
-    if (indexed_) {
+    if (__builtin_expect(indexed_, 0)) {
       index_statistic();
     } else {
       evaluate();
@@ -210,7 +210,7 @@ class Sampler {
 
   // TCI (or TC) challenger of the current leader, lowest index on ties.
   int challenger() {
-    if (indexed_) {
+    if (__builtin_expect(indexed_, 0)) {
       index_challenger();
     } else {
       evaluate();
@@ -220,7 +220,7 @@ class Sampler {
 
   // W(B, j) for the current leader B (0 for j == B).
   double cost(int j) {
-    if (indexed_) {
+    if (__builtin_expect(indexed_, 0)) {
       const int B = leader();
       return j == B ? 0.0 : pair_cost(B, j);
     }
@@ -969,10 +969,9 @@ class Sampler {
     if (N_[arm] == 1) --unpulled_;
     if (N_[arm] == opt_.min_pulls) --below_min_;
     refresh_arm(arm);
-    if (indexed_) {
+    if (__builtin_expect(indexed_, 0)) {
       // Many arms: the tournament tree and the cost index follow the one arm that changed.
-      if (tree_valid_) tree_update(arm);
-      if (index_valid_ && arm != index_leader_) index_update(arm);
+      indexed_update(arm);
       leader_ = -1;
       selection_ = -1;
       statistic_known_ = challenger_known_ = false;
@@ -1249,8 +1248,13 @@ class Sampler {
   // ---- Many arms (K >= kIndexedArms). The leader comes from a tournament tree and the challenger
   // and Z from a bounded index over the arms; both return exactly what the scans above return.
 
+  [[gnu::noinline]] void indexed_update(int arm) {
+    if (tree_valid_) tree_update(arm);
+    if (index_valid_ && arm != index_leader_) index_update(arm);
+  }
+
   void know_maximisers() {
-    if (indexed_) {
+    if (__builtin_expect(indexed_, 0)) {
       if (!tree_valid_) tree_build();
       first_max_ = tree_arm_[1];
       n_max_ = tree_count_[1];
@@ -1573,7 +1577,7 @@ class Sampler {
     if (!keep) index_build(B);
   }
 
-  void index_challenger() {
+  [[gnu::noinline]] void index_challenger() {
     if (challenger_known_) return;
     const int B = leader();
     index_ready(B);
@@ -1587,7 +1591,7 @@ class Sampler {
     challenger_known_ = true;
   }
 
-  void index_statistic() {
+  [[gnu::noinline]] void index_statistic() {
     if (statistic_known_) return;
     const int B = leader();
     index_ready(B);
