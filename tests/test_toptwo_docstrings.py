@@ -43,7 +43,9 @@ def test_every_public_name_and_member_has_an_example():
     assert {"paperkernels.toptwo.TopTwo.update", "paperkernels.toptwo.Runs.mean_tau"} <= with_examples
 
 
-@pytest.mark.parametrize("test", [t for t in TESTS if t.examples], ids=lambda t: t.name.replace("paperkernels.toptwo.", ""))
+@pytest.mark.parametrize(
+    "test", [t for t in TESTS if t.examples], ids=lambda t: t.name.replace("paperkernels.toptwo.", "")
+)
 def test_docstring_examples_run(test):
     if "plot_comparison" in test.name:
         pytest.importorskip("matplotlib")
