@@ -124,6 +124,10 @@ def test_cpp_messages_show_numbers_exactly():
     with pytest.raises(ValueError, match=r"reward: Bernoulli arms expect rewards 0 or 1, got 1e-300$"):
         sampler.update([0, 1], [1.0, 1e-300])
     assert sampler.t == 0
+    with pytest.raises(ValueError, match=r"ucb_alpha: expected a finite positive number, got -0\.5$"):
+        _config(ucb_alpha=-0.5)
+    with pytest.raises(ValueError, match=r"weights_every: expected a positive integer, got 0$"):
+        _config(weights_every=0)
     with pytest.raises(ValueError, match=r"beta: expected a number in \(0, 1\), got 1\.25$"):
         _core.toptwo.characteristic_time(np.array(MU), 1.25, _core.toptwo.Arms.bernoulli, 1.0)
 

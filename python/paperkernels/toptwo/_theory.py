@@ -260,8 +260,8 @@ def transportation_cost(
             raise ValueError(f"{name}: expected positive counts")
     raws = (mu_i, n_i, mu_j, n_j)
     shape = _broadcast_shape("mu_i, n_i, mu_j, n_j", *raws)
-    flat = _flat_broadcast((a, b, c, d), raws, shape)
-    return _scalar_or_array(_core.toptwo.transportation_cost(*flat, ARM_KINDS[arms], sigma), shape)
+    fa, fb, fc, fd = _flat_broadcast((a, b, c, d), raws, shape)
+    return _scalar_or_array(_core.toptwo.transportation_cost(fa, fb, fc, fd, ARM_KINDS[arms], sigma), shape)
 
 
 def stopping_threshold(t: Any, delta: float, K: int, kind: str = "gk16") -> float | FloatArray:
