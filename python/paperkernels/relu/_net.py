@@ -10,7 +10,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _rational as rat
-from .._validation import plain_array, refuse_masked
+from .._validation import as_array, as_choice, as_int, plain_array, refuse_masked
 
 _FLOAT_EXACT_INT = 2**53
 
@@ -115,8 +115,8 @@ class ReLUNet:
             raise TypeError("biases: expected a list of 1-d arrays, one per layer")
         if len(biases) != len(weights):
             raise ValueError(f"biases: expected {len(weights)} arrays (one per layer of weights), got {len(biases)}")
-        if dtype not in (None, "float64", "rational"):
-            raise ValueError(f"dtype: expected None, 'float64' or 'rational', got {dtype!r}")
+        if dtype is not None:
+            as_choice(dtype, "dtype", ("float64", "rational"))
         Ws, bs, kinds = [], [], []
         for l, (W, b) in enumerate(zip(weights, biases)):
             Wa, kw = _as_layer_array(W, f"weights[{l}]", 2)
@@ -266,8 +266,6 @@ class ReLUNet:
     @classmethod
     def from_parameter_vector(cls, widths: Sequence[int], theta: Any) -> "ReLUNet":
         """Inverse of :meth:`parameter_vector` for the given widths."""
-        from .._validation import as_array, as_int
-
         if isinstance(widths, (str, bytes)) or not isinstance(widths, Sequence) or len(widths) < 2:
             raise TypeError(f"widths: expected a sequence of at least 2 layer widths, got {widths!r}")
         widths = [as_int(w, "widths", low=1) for w in widths]
@@ -359,7 +357,7 @@ class ReLUNet:
             Ws, bs = self.exact_parameters()
             layers = []
             for W, b in zip(Ws, bs):
-                layers.append(_integerise(W) + _integerise(b))
+                layers.append(rat.integer_matrix(W) + rat.integer_matrix(b))
             self._integer_cache = layers
         return self._integer_cache
 
@@ -374,20 +372,10 @@ def _has_fraction(x: Any) -> bool:
     return False
 
 
-def _integerise(a: np.ndarray) -> Tuple[np.ndarray, int]:
-    denominator = 1
-    for v in a.flat:
-        denominator = math.lcm(denominator, v.denominator)
-    ints = np.empty(a.shape, dtype=object)
-    for idx, v in np.ndenumerate(a):
-        ints[idx] = v.numerator * (denominator // v.denominator)
-    return ints, denominator
-
-
 def _exact_pre_activations(net: ReLUNet, pts: np.ndarray) -> List[np.ndarray]:
     """Exact pre-activations at exact points with Python integers over common denominators."""
     P = rat.fraction_array(pts)
-    Z, dz = _integerise(P)  # points = Z / dz
+    Z, dz = rat.integer_matrix(P)  # points = Z / dz
     out = []
     layers = net._integer_layers()
     for l, (N, D, B, E) in enumerate(layers):

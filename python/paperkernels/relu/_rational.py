@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import time
 from fractions import Fraction
 from typing import Any, Iterator, List, Optional, Sequence, Tuple
@@ -186,10 +187,9 @@ def inverse(G: np.ndarray) -> Optional[np.ndarray]:
     return R[:, n:]
 
 
-def _integer_matrix(A: np.ndarray) -> Tuple[np.ndarray, int]:
-    """A = N / d with N an object array of Python ints and d > 0 the lcm of the denominators."""
-    import math
-
+def integer_matrix(A: np.ndarray) -> Tuple[np.ndarray, int]:
+    """A = N / d for an array of Fractions: N an object array of Python ints, d > 0 the lcm of the
+    denominators."""
     d = 1
     for v in A.flat:
         d = math.lcm(d, v.denominator)
@@ -205,8 +205,8 @@ def exact_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
         out = np.empty((A.shape[0], B.shape[1]), dtype=object)
         out.fill(Fraction(0))
         return out
-    NA, dA = _integer_matrix(A)
-    NB, dB = _integer_matrix(B)
+    NA, dA = integer_matrix(A)
+    NB, dB = integer_matrix(B)
     P = np.dot(NA, NB)
     den = dA * dB
     out = np.empty(P.shape, dtype=object)
