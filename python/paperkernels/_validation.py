@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numbers
 import os
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple, Type, TypeVar
 
 import numpy as np
+
+_T = TypeVar("_T")
 
 
 def _describe(value: Any) -> str:
@@ -165,6 +167,13 @@ def as_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name}: expected a bool, got {type(value).__name__} {_describe(value)}")
     return bool(value)
+
+
+def as_instance(value: Any, name: str, cls: Type[_T]) -> _T:
+    """``value`` itself when it is an instance of ``cls``; TypeError naming the argument and the class otherwise."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{name}: expected a {cls.__name__}, got {type(value).__name__}")
+    return value
 
 
 def available_cores() -> int:

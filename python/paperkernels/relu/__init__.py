@@ -30,7 +30,7 @@ from ._conservation import conservation_laws, gd_drift, local_conservation_laws,
 from ._equivalence import Verdict, _interrupts_intact, equivalent
 from ._fiber import FiberDescription, fiber_description, functional_dimension
 from ._net import ReLUNet
-from .._validation import as_choice
+from .._validation import as_choice, as_instance
 
 __all__ = [
     "ReLUNet",
@@ -81,10 +81,7 @@ def canonical_form(net: ReLUNet, method: str = "auto", *, exact: bool = False) -
           sorted; hidden neurons bias-shifted canonically, irrelevant ones zero) and, on the orthant,
           ``g(z) = sum_k cut_outputs[:, k] relu(cut_weights[k] . z + cut_biases[k]) + linear z + offset``.
     """
-    from ._net import ReLUNet as _Net
-
-    if not isinstance(net, _Net):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     as_choice(method, "method", ("auto", "affine", "one_hidden_layer", "deep_generic", "bottleneck"))
     if method == "auto":
         method = choose_method(net)

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from . import _rational as rat
+from .._validation import as_choice
 from ._net import ReLUNet
 
 ZERO = Fraction(0)
@@ -482,6 +483,5 @@ def canonical_form_exact(net: ReLUNet, method: str = "auto") -> CanonicalForm:
                 f"method: 'bottleneck' needs two hidden layers with n1 <= n0 and W_1 of full row rank, got widths {net.widths}"
             )
         return bottleneck_exact(net)
-    if method == "deep_generic":
-        return deep_generic_exact(net)
-    raise ValueError(f"method: expected one of {', '.join(repr(m) for m in METHODS)}, got {method!r}")
+    as_choice(method, "method", METHODS)
+    return deep_generic_exact(net)

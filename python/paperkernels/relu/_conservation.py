@@ -7,7 +7,7 @@ from typing import Any, List, Tuple
 
 import numpy as np
 
-from .._validation import as_array, as_float, check_same_length
+from .._validation import as_array, as_float, as_instance, check_same_length, plain_array
 from . import _rational as rat
 from ._net import ReLUNet
 
@@ -34,8 +34,7 @@ def conservation_laws(net: ReLUNet, *, exact: bool = False) -> List[np.ndarray]:
     weight decay lambda it decays as ``h(t) = h(0) exp(-2 lambda t)``; momentum breaks it.
     Returns one array per hidden layer (Fractions when ``exact`` or the network is rational).
     """
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     Ws, bs = _parameters(net, exact)
     out = []
     with np.errstate(over="ignore", invalid="ignore"):
@@ -56,14 +55,13 @@ def _check_grads(net: ReLUNet, grads: Any) -> Tuple[List[np.ndarray], List[np.nd
     outW, outb = [], []
     for l, (W, b) in enumerate(zip(net.weights, net.biases)):
         for name, g, ref, store in ((f"grads[0][{l}]", gW[l], W, outW), (f"grads[1][{l}]", gb[l], b, outb)):
-            arr = np.asarray(g, dtype=object if (net.rational or np.asarray(g).dtype == object) else np.float64)
-            if arr.shape != ref.shape:
-                raise ValueError(f"{name}: expected shape {ref.shape}, got {arr.shape}")
-            if arr.dtype == object:
-                arr = rat.fraction_array(arr)
-            elif not np.all(np.isfinite(arr)):
-                raise ValueError(f"{name}: expected finite values, got NaN or infinity")
-            store.append(arr)
+            if net.rational or plain_array(g, name).dtype == object:
+                arr = plain_array(g, name, dtype=object)
+                if arr.shape != ref.shape:
+                    raise ValueError(f"{name}: expected shape {ref.shape}, got {arr.shape}")
+                store.append(rat.fraction_array(arr))
+            else:
+                store.append(as_array(g, name, shape=ref.shape))
     return outW, outb
 
 
@@ -81,8 +79,7 @@ def gd_drift(net: ReLUNet, grads: Any, eta: Any) -> List[np.ndarray]:
         Gradients of the loss with respect to ``weights`` and ``biases`` (see :func:`neuron_gradients`).
     eta : float or Fraction
     """
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     gW, gb = _check_grads(net, grads)
     from fractions import Fraction
 
@@ -106,8 +103,7 @@ def neuron_gradients(net: ReLUNet, X: Any, Y: Any) -> Tuple[float, Tuple[List[np
 
     Returns ``(loss, (weight_gradients, bias_gradients))`` in the layout of :func:`gd_drift`.
     """
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     X = as_array(X, "X", shape=(None, net.n_inputs))
     Y = as_array(Y, "Y", shape=(None, net.n_outputs))
     check_same_length([("X", len(X)), ("Y", len(Y))])
@@ -144,8 +140,7 @@ def local_conservation_laws(net: ReLUNet, X: Any, *, exact: bool = False) -> Lis
     The diagonal repeats the rescaling laws; the off-diagonal entries are new. The hidden-bias shift
     induces no law.
     """
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     X = as_array(X, "X", shape=(None, net.n_inputs))
     pattern = net.activation_pattern(X, exact=exact)
     Ws, bs = _parameters(net, exact)

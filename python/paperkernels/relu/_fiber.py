@@ -9,7 +9,7 @@ import numpy as np
 
 from .._seed import as_seed
 from .._limits import check_result_bytes
-from .._validation import as_array, as_float, as_int
+from .._validation import as_array, as_float, as_instance, as_int
 from ._canonical import bottleneck_exact, is_bottleneck
 from ._net import ReLUNet
 
@@ -120,8 +120,7 @@ def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional
     return_jacobian : bool
         Also return the Jacobian.
     """
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     rtol = as_float(rtol, "rtol", low=0.0, high=1.0)
     X = _points(net, points, n_points, seed)
     rank, _, _ = _jacobian_rank(net, X, rtol)
@@ -196,8 +195,7 @@ class FiberDescription:
 def fiber_description(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
                       rtol: float = 1e-9) -> FiberDescription:
     """Classify the neurons, count the symmetry directions, and compute the local fiber dimension."""
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     Ws, bs = net.exact_parameters()
     widths = net.widths
     classes = []

@@ -19,6 +19,7 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _rational as rat
+from .._validation import as_int, plain_array
 from ._net import ReLUNet
 
 __all__ = [
@@ -51,20 +52,16 @@ def _rebuild(net: ReLUNet, Ws, bs) -> ReLUNet:
 
 
 def _check_layer(net: ReLUNet, layer: Any, *, below_last: bool = False) -> int:
-    if isinstance(layer, (bool, np.bool_)) or not isinstance(layer, (int, np.integer)):
-        raise TypeError(f"layer: expected an integer hidden-layer index, got {layer!r}")
+    layer = as_int(layer, "layer")
     last = net.depth - 2 if below_last else net.depth - 1
-    if not 1 <= int(layer) <= last:
+    if not 1 <= layer <= last:
         what = "a hidden layer followed by another hidden layer" if below_last else "a hidden layer"
         raise ValueError(f"layer: expected {what}, an integer in [1, {last}] for widths {net.widths}, got {layer}")
-    return int(layer)
+    return layer
 
 
 def _check_neuron(net: ReLUNet, layer: int, neuron: Any, name: str = "neuron") -> int:
-    width = net.widths[layer]
-    if isinstance(neuron, (bool, np.bool_)) or not isinstance(neuron, (int, np.integer)) or not 0 <= int(neuron) < width:
-        raise ValueError(f"{name}: expected a neuron index in [0, {width - 1}] of hidden layer {layer}, got {neuron!r}")
-    return int(neuron)
+    return as_int(neuron, name, low=0, high=net.widths[layer] - 1)
 
 
 def _as_fraction(value: Any, name: str) -> Fraction:
@@ -79,8 +76,6 @@ def _as_fraction(value: Any, name: str) -> Fraction:
 
 
 def _as_fraction_array(value: Any, name: str, shape: Tuple[int, ...]) -> np.ndarray:
-    from .._validation import plain_array
-
     arr = plain_array(value, name, dtype=object)
     if arr.shape != shape:
         raise ValueError(f"{name}: expected shape {shape}, got {arr.shape}")
