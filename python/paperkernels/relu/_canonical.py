@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -68,7 +68,8 @@ class CanonicalForm:
     def parts(self) -> Dict[str, Any]:
         if callable(self._parts):
             self._parts = self._parts()
-        return self._parts
+        parts: Dict[str, Any] = self._parts
+        return parts
 
     def __repr__(self) -> str:
         kind = "exact" if self.exact else "float"
@@ -81,16 +82,16 @@ class CanonicalForm:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
         state["_parts"] = self.parts  # materialised: the float path's C++ handle does not pickle
         state.pop("_handle", None)
         return state
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: Dict[str, Any]) -> None:
         self.__dict__.update(state)
 
-    def __deepcopy__(self, memo: dict) -> "CanonicalForm":
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "CanonicalForm":
         import copy
 
         state = copy.deepcopy(self.__getstate__(), memo)
@@ -118,7 +119,7 @@ class CanonicalForm:
         return ReLUNet([p["layer1_weights"], W2, W3], [p["layer1_biases"], b2, b3], dtype="rational")
 
 
-def _net_allowing_empty_layers(Ws, bs) -> ReLUNet:
+def _net_allowing_empty_layers(Ws: Sequence[np.ndarray], bs: Sequence[np.ndarray]) -> ReLUNet:
     """A network from layers some of which may have no neuron (the form removed them all): an empty
     hidden layer becomes one neuron with zero weights, zero bias and zero outgoing weights, which
     outputs 0 like the empty layer."""
@@ -131,7 +132,8 @@ def _net_allowing_empty_layers(Ws, bs) -> ReLUNet:
     return ReLUNet(Ws, bs, dtype="rational")
 
 
-def _kinks_to_net(Wk, bk, C, A, d, orthant: bool = False) -> ReLUNet:
+def _kinks_to_net(Wk: np.ndarray, bk: np.ndarray, C: np.ndarray, A: np.ndarray, d: np.ndarray,
+                  orthant: bool = False) -> ReLUNet:
     """One hidden layer: kinks plus the linear part A x (as relu(x) - relu(-x), or relu(x) on the orthant)."""
     n_in = A.shape[1]
     n_out = A.shape[0]
@@ -174,7 +176,7 @@ def forms_equal(a: CanonicalForm, b: CanonicalForm) -> bool:
 
 # ---- shared helpers ----------------------------------------------------------------------------
 
-def _int_key(row) -> Tuple[int, ...]:
+def _int_key(row: Sequence[Fraction]) -> Tuple[int, ...]:
     """A hashable exact key of a tuple of Fractions (reduced numerator/denominator pairs)."""
     out = []
     for v in row:
@@ -183,7 +185,7 @@ def _int_key(row) -> Tuple[int, ...]:
     return tuple(out)
 
 
-def _first_nonzero(row) -> Optional[int]:
+def _first_nonzero(row: Sequence[Any]) -> Optional[int]:
     for q, v in enumerate(row):
         if v != 0:
             return q
@@ -230,13 +232,14 @@ def choose_method(net: ReLUNet) -> str:
 
 # ---- (a) one hidden layer --------------------------------------------------------------------
 
-def _kink_form(W, b, C, A, d, *, orthant_active: Optional[List[bool]] = None):
+def _kink_form(W: np.ndarray, b: np.ndarray, C: np.ndarray, A: np.ndarray, d: np.ndarray, *,
+               orthant_active: Optional[List[bool]] = None) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Dict[str, int]]:
     """Normalise, orient and merge kinks c relu(w.x + b); returns sorted (W, b, C) and updated (A, d).
 
     W: (m, n) Fractions; C: (n_out, m). A (n_out, n) and d (n_out,) are updated in place.
     """
     n_out = A.shape[0]
-    merged: Dict[Tuple, np.ndarray] = {}
+    merged: Dict[Tuple[int, ...], Tuple[Tuple[Fraction, ...], np.ndarray]] = {}
     n_constant = 0
     flipped = []
     for i in range(W.shape[0]):
@@ -319,7 +322,7 @@ def deep_generic_exact(net: ReLUNet) -> CanonicalForm:
                 changed = True
         for l in range(1, L):
             W, b, Wn = Ws[l - 1], bs[l - 1], Ws[l]
-            rows: Dict[Tuple, np.ndarray] = {}
+            rows: Dict[Tuple[int, ...], Tuple[Tuple[Fraction, ...], np.ndarray]] = {}
             for j in range(W.shape[0]):
                 rat.check_deadline()
                 w, beta, col = W[j], b[j], Wn[:, j]
@@ -350,7 +353,8 @@ def deep_generic_exact(net: ReLUNet) -> CanonicalForm:
 
 # ---- (c) three-layer bottleneck ----------------------------------------------------------------
 
-def _fold_layer2(U, beta, G, V, v, counts):
+def _fold_layer2(U: np.ndarray, beta: np.ndarray, G: np.ndarray, V: np.ndarray, v: np.ndarray,
+                 counts: Dict[str, int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Step 2 on the orthant: fold ACTIVE rows into (V, v), drop DEAD and silent rows; keep CUT rows.
 
     Returns the CUT rows and whether any row was folded or dropped.
@@ -378,7 +382,8 @@ def _fold_layer2(U, beta, G, V, v, counts):
     return U[keep].reshape(len(keep), n1), beta[keep], G[:, keep].reshape(n3, len(keep)), changed
 
 
-def _hidden_pass(W1, b1, U, beta, G, V, v, classes) -> bool:
+def _hidden_pass(W1: np.ndarray, b1: np.ndarray, U: np.ndarray, beta: np.ndarray, G: np.ndarray, V: np.ndarray,
+                 v: np.ndarray, classes: List[str]) -> bool:
     """Step 3: for each layer-1 neuron whose hyperplane is invisible, flip its constant-active readers
     (symmetry 3) and shift its bias to the canonical end of the valid range (symmetry 6); zero the
     rows of irrelevant neurons. Returns True when some bias moved."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Tuple
+from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
@@ -21,7 +21,7 @@ class LocalLaw:
     Q: np.ndarray
 
 
-def _parameters(net: ReLUNet, exact: bool):
+def _parameters(net: ReLUNet, exact: bool) -> Tuple[Sequence[np.ndarray], Sequence[np.ndarray]]:
     if exact or net.rational:
         return net.exact_parameters()
     return net.float_parameters()
@@ -52,7 +52,8 @@ def _check_grads(net: ReLUNet, grads: Any) -> Tuple[List[np.ndarray], List[np.nd
     gW, gb = grads
     if len(gW) != net.depth or len(gb) != net.depth:
         raise ValueError(f"grads: expected {net.depth} weight and {net.depth} bias gradients, got {len(gW)} and {len(gb)}")
-    outW, outb = [], []
+    outW: List[np.ndarray] = []
+    outb: List[np.ndarray] = []
     for l, (W, b) in enumerate(zip(net.weights, net.biases)):
         for name, g, ref, store in ((f"grads[0][{l}]", gW[l], W, outW), (f"grads[1][{l}]", gb[l], b, outb)):
             if net.rational or plain_array(g, name).dtype == object:

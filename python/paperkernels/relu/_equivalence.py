@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Dict, List, Optional, ParamSpec, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Optional, ParamSpec, Sequence, Tuple, TypeVar
 
 import numpy as np
 
@@ -17,7 +16,7 @@ from .._seed import as_seed
 from .._validation import as_choice, as_float, as_int, plain_array
 from . import _rational as rat
 from ._canonical import CanonicalForm, canonical_form_exact, choose_method
-from ._net import ReLUNet, float_forward
+from ._net import FloatParameters, ReLUNet, float_forward
 from ._regions import Leaf, RegionBudgetExceeded, RegionTimeLimit, enumerate_regions
 
 AUTO_REGION_INPUTS = 6  # on a box, "auto" enumerates regions only for this many inputs or fewer (2^n0 vertices)
@@ -71,7 +70,7 @@ class Verdict:
     outputs: Optional[Tuple[np.ndarray, np.ndarray]] = None
     domain: Optional[Tuple[np.ndarray, np.ndarray]] = None
     detail: str = ""
-    stats: dict = field(default_factory=dict, compare=False)
+    stats: Dict[str, Any] = field(default_factory=dict, compare=False)
     reason: Optional[str] = None
 
     def __bool__(self) -> bool:
@@ -81,7 +80,7 @@ class Verdict:
         if not isinstance(other, Verdict):
             return NotImplemented
 
-        def same(x, y) -> bool:
+        def same(x: Any, y: Any) -> bool:
             if x is None or y is None:
                 return x is y
             if isinstance(x, tuple):
@@ -117,24 +116,6 @@ def check_pair(a: Any, b: Any) -> None:
         raise ValueError(f"b: expected a network with {a.n_outputs} outputs like a, got {b.n_outputs}")
 
 
-def _bound(v: Any) -> Fraction:
-    """One box bound as an exact Fraction; ValueError/TypeError (unnamed) for anything else."""
-    if isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"expected real bounds, got {type(v).__name__}")
-    if isinstance(v, np.longdouble) and np.dtype(np.longdouble).itemsize > 8:
-        raise TypeError("expected float64 or Fraction bounds, got numpy.longdouble (pass Fractions for exact values)")
-    if isinstance(v, Fraction):
-        return v
-    if isinstance(v, numbers.Integral):
-        return Fraction(int(v))
-    if isinstance(v, numbers.Real):
-        f = float(v)
-        if not math.isfinite(f):
-            raise ValueError(f"expected finite bounds, got {v!r}")
-        return Fraction(f)
-    raise TypeError(f"expected real bounds, got {type(v).__name__} {v!r}")
-
-
 def as_domain(domain: Any, n0: int) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """(low, high) object arrays of Fractions from (low, high) or an (n0, 2) array."""
     if domain is None:
@@ -152,18 +133,14 @@ def as_domain(domain: Any, n0: int) -> Optional[Tuple[np.ndarray, np.ndarray]]:
         if arr.shape != (n0, 2):
             raise ValueError(f"domain: expected (low, high) or an array of shape ({n0}, 2), got shape {arr.shape}")
         lo, hi = arr[:, 0], arr[:, 1]
-    try:
-        lo_f = np.array([_bound(v) for v in lo], dtype=object)
-        hi_f = np.array([_bound(v) for v in hi], dtype=object)
-    except (TypeError, ValueError, OverflowError) as exc:
-        kind = TypeError if isinstance(exc, TypeError) else ValueError
-        raise kind(f"domain: {exc}") from None
+    lo_f = np.array([rat.exact_real(v, "domain") for v in lo], dtype=object)
+    hi_f = np.array([rat.exact_real(v, "domain") for v in hi], dtype=object)
     if any(l >= h for l, h in zip(lo_f, hi_f)):
         raise ValueError("domain: expected low < high in every coordinate")
     return lo_f, hi_f
 
 
-def inner_float_box(box) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+def inner_float_box(box: Box) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """float64 bounds of a box contained in the exact box (None when no float box fits inside)."""
     lo, hi = box
     lo_f, hi_f = [], []
@@ -189,7 +166,7 @@ def _to_float(v: Fraction) -> float:
         return math.inf if v > 0 else -math.inf
 
 
-def _in_box(point, box) -> bool:
+def _in_box(point: Any, box: Optional[Box]) -> bool:
     return box is None or all(l <= v <= h for v, l, h in zip(point, box[0], box[1]))
 
 
@@ -200,7 +177,8 @@ def exact_difference(a: ReLUNet, b: ReLUNet, points: np.ndarray) -> Tuple[np.nda
     return a.evaluate(points, exact=True), b.evaluate(points, exact=True)
 
 
-def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = True, box=None):
+def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = True,
+                   box: Optional[Box] = None) -> Optional[Witness]:
     """The first point (row) inside the box (if any) where the exact outputs differ, rounded to a
     simpler rational when the rounded point still differs (checked exactly again)."""
     if len(points) == 0:
@@ -230,7 +208,7 @@ def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = 
 
 # ---- random points (can only prove a difference) --------------------------------------------------
 
-def _scale_of(Ws, bs) -> float:
+def _scale_of(Ws: List[np.ndarray], bs: List[np.ndarray]) -> float:
     W, b = Ws[0], bs[0]
     norms = np.linalg.norm(W, axis=1)
     offsets = np.abs(b)[norms > 0] / norms[norms > 0]
@@ -238,7 +216,7 @@ def _scale_of(Ws, bs) -> float:
     return min(scale, 1e150) if math.isfinite(scale) else 1e150
 
 
-def _probes(params, base: np.ndarray, rng: np.random.Generator, step: float) -> np.ndarray:
+def _probes(params: FloatParameters, base: np.ndarray, rng: np.random.Generator, step: float) -> np.ndarray:
     """Points on both sides of a random neuron's (bent) hyperplane per layer and base point, reached
     by one Newton step on that neuron's pre-activation (vectorised over the base points)."""
     Ws, bs = params
@@ -264,7 +242,8 @@ def _probes(params, base: np.ndarray, rng: np.random.Generator, step: float) -> 
     return np.concatenate(out) if out else np.zeros((0, n0))
 
 
-def sample_points(pa, pb, box, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+def sample_points(pa: FloatParameters, pb: FloatParameters, box: Optional[Tuple[np.ndarray, np.ndarray]], n_samples: int,
+                  rng: np.random.Generator) -> np.ndarray:
     """Random, latent and probe points (float64; for a box, inside the exact box)."""
     n0 = pa[0][0].shape[1]
     scale = max(_scale_of(*pa), _scale_of(*pb))
@@ -291,10 +270,10 @@ def sample_points(pa, pb, box, n_samples: int, rng: np.random.Generator) -> np.n
     if len(base) == 0:
         return base
     sub = base[rng.choice(len(base), size=min(len(base), max(1, n_samples // 6)), replace=False)]
-    pts = np.concatenate([base] + [_probes(p, sub, rng, step_scale) for p in (pa, pb)])
+    out = np.concatenate([base] + [_probes(p, sub, rng, step_scale) for p in (pa, pb)])
     if box is not None:
-        pts = np.clip(pts, box[0], box[1])
-    return pts[np.all(np.isfinite(pts), axis=1)]
+        out = np.clip(out, box[0], box[1])
+    return out[np.all(np.isfinite(out), axis=1)]
 
 
 class RandomWitnessSearch:
@@ -307,7 +286,7 @@ class RandomWitnessSearch:
     do not fit float64, and boxes without float64 points inside, get no points.
     """
 
-    def __init__(self, a: ReLUNet, b: ReLUNet, domain, n_samples: int, seed: int, n_exact: int = 8) -> None:
+    def __init__(self, a: ReLUNet, b: ReLUNet, domain: Optional[Box], n_samples: int, seed: int, n_exact: int = 8) -> None:
         self.a, self.b, self.domain, self.n_exact = a, b, domain, n_exact
         self.points, self.order, self.score = np.zeros((0, a.n_inputs)), np.zeros(0, dtype=int), np.zeros(0)
         self.checked = 0  # candidates order[:checked] have been re-evaluated exactly
@@ -333,24 +312,26 @@ class RandomWitnessSearch:
         self.score = np.where(np.isfinite(score), score, np.inf)
         self.order = np.argsort(-self.score, kind="stable")[:n_exact]
 
-    def witness(self, min_score: float = 0.0):
+    def witness(self, min_score: float = 0.0) -> Optional[Witness]:
         todo = [i for i in self.order[self.checked:] if self.score[i] > min_score]
         self.checked += len(todo)
         return _first_witness(self.a, self.b, self.points[todo], box=self.domain) if todo else None
 
 
-def random_witness(a: ReLUNet, b: ReLUNet, domain, n_samples: int, seed: int, n_exact: int = 8):
+def random_witness(a: ReLUNet, b: ReLUNet, domain: Optional[Box], n_samples: int, seed: int,
+                   n_exact: int = 8) -> Optional[Witness]:
     """One-shot :class:`RandomWitnessSearch`."""
     return RandomWitnessSearch(a, b, domain, n_samples, seed, n_exact).witness()
 
 
 # ---- constructive witness for one hidden layer ----------------------------------------------------
 
-def _one_hidden(net: ReLUNet):
+def _one_hidden(net: ReLUNet) -> Tuple[Tuple[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]:
     """(W1, W2), (b1, b2) of a one-hidden-layer network; an affine map A x + d becomes
     A relu(x) - A relu(-x) + d."""
     if net.depth == 2:
-        return net.exact_parameters()
+        (W1, W2), (b1, b2) = net.exact_parameters()
+        return (W1, W2), (b1, b2)
     (A,), (d,) = net.exact_parameters()
     n = net.n_inputs
     eye = rat.fraction_array(np.eye(n, dtype=np.int64))
@@ -368,11 +349,11 @@ def difference_net(a: ReLUNet, b: ReLUNet) -> ReLUNet:
     return ReLUNet([W1, W2], [c1, a2 - b2], dtype="rational")
 
 
-def _dot(u, v) -> Fraction:
+def _dot(u: Sequence[Any], v: Sequence[Any]) -> Fraction:
     return sum((p * q for p, q in zip(u, v)), Fraction(0))
 
 
-def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet):
+def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet) -> Optional[Witness]:
     """A point where two one-hidden-layer networks with different canonical forms differ (exact).
 
     The difference D = f_a - f_b has a canonical form; if it has a kink (w, beta, c), a point x_on of
@@ -415,14 +396,14 @@ def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet):
 
 # ---- exact region enumeration -------------------------------------------------------------------
 
-def _region_difference_point(leaf: Leaf):
+def _region_difference_point(leaf: Leaf) -> Optional[np.ndarray]:
     """A point of the (closed) region where the two affine maps differ, or None when they agree."""
     (NA, dA), (NB, dB) = leaf.integer_maps
     D = NA * dB - NB * dA  # (f_a - f_b) = D[:, :-1] x + D[:, -1] over dA dB > 0
     if not any(v != 0 for v in D.flat):
         return None
 
-    def differs_homogeneous(g) -> bool:  # g = (x, t) with integer or Fraction entries
+    def differs_homogeneous(g: Sequence[Any]) -> bool:  # g = (x, t) with integer or Fraction entries
         return any(sum((D[o, q] * g[q] for q in range(len(g)) if g[q]), 0) != 0 for o in range(D.shape[0]))
 
     if not any(differs_homogeneous(g) for g, _ in leaf.generators):
@@ -437,7 +418,8 @@ def _region_difference_point(leaf: Leaf):
     return None  # unreachable: an affine map vanishing at these points vanishes on the region
 
 
-def regions_verdict(a: ReLUNet, b: ReLUNet, box, max_regions: int, deadline: Optional[float] = None):
+def regions_verdict(a: ReLUNet, b: ReLUNet, box: Optional[Box], max_regions: int,
+                    deadline: Optional[float] = None) -> Tuple[str, Optional[Witness], int]:
     """Exact comparison on every joint linear region of the box, or of all of R^n0 (``box=None``).
 
     Returns ``(status, witness, n_leaves)`` with status ``"equal"``, ``"different"`` (witness
@@ -476,7 +458,8 @@ def regions_verdict(a: ReLUNet, b: ReLUNet, box, max_regions: int, deadline: Opt
 
 # ---- MILP (HiGHS) ---------------------------------------------------------------------------------
 
-def milp_witness(a: ReLUNet, b: ReLUNet, box, deadline: Optional[float], tol: float = 1e-9):
+def milp_witness(a: ReLUNet, b: ReLUNet, box: Box, deadline: Optional[float],
+                 tol: float = 1e-9) -> Tuple[Optional[Witness], Optional[float], str]:
     """Maximise +-(f_a - f_b)_o on the box with a big-M MILP; exact re-check of each solver point.
 
     Returns (witness or None, largest objective reported by the solver or None, status text).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Literal, Optional, Tuple, Union, overload
 
 import numpy as np
 
@@ -11,10 +11,10 @@ from .._seed import as_seed
 from .._limits import check_result_bytes
 from .._validation import as_array, as_float, as_instance, as_int
 from ._canonical import bottleneck_exact, is_bottleneck
-from ._net import ReLUNet
+from ._net import FloatParameters, ReLUNet
 
 
-def _float_params(net: ReLUNet):
+def _float_params(net: ReLUNet) -> FloatParameters:
     try:
         return net.float_parameters()
     except OverflowError:
@@ -22,7 +22,7 @@ def _float_params(net: ReLUNet):
                          "float64 parameters") from None
 
 
-def balanced_parameters(Ws, bs):
+def balanced_parameters(Ws: List[np.ndarray], bs: List[np.ndarray]) -> Tuple[List[np.ndarray], List[np.ndarray], np.ndarray]:
     """An equivalent parameter whose hidden rows ``[W_l | b_l]`` have max-abs in [1/2, 1).
 
     Each hidden neuron is rescaled by a power of two (symmetry 2, exact in float64 away from
@@ -47,7 +47,7 @@ def balanced_parameters(Ws, bs):
     return outW, outb, np.concatenate(logs)
 
 
-def parameter_jacobian(net: ReLUNet, X: np.ndarray, params=None) -> np.ndarray:
+def parameter_jacobian(net: ReLUNet, X: np.ndarray, params: Optional[FloatParameters] = None) -> np.ndarray:
     """Jacobian of theta -> (f(x_1), ..., f(x_N)) in the layout of ``ReLUNet.parameter_vector``."""
     Ws, bs = _float_params(net) if params is None else params
     N = len(X)
@@ -104,8 +104,18 @@ def _points(net: ReLUNet, points: Any, n_points: Optional[int], seed: Any) -> np
     return X
 
 
+@overload
 def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
-                         rtol: float = 1e-9, return_jacobian: bool = False):
+                         rtol: float = 1e-9, return_jacobian: Literal[False] = False) -> int: ...
+
+
+@overload
+def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
+                         rtol: float = 1e-9, return_jacobian: Literal[True]) -> Tuple[int, np.ndarray]: ...
+
+
+def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
+                         rtol: float = 1e-9, return_jacobian: bool = False) -> Union[int, Tuple[int, np.ndarray]]:
     """Rank of the Jacobian of the parameter-to-function map on a set of points.
 
     Parameters
@@ -129,7 +139,7 @@ def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional
     return rank
 
 
-def _jacobian_rank(net: ReLUNet, X: np.ndarray, rtol: float):
+def _jacobian_rank(net: ReLUNet, X: np.ndarray, rtol: float) -> Tuple[int, np.ndarray, np.ndarray]:
     """Rank of the Jacobian, computed at the balanced parameter (same rank exactly: the Jacobians at
     theta and at theta' = T theta satisfy J(theta) = J(theta') T with T diagonal and invertible; the
     balanced one is invariant under power-of-two rescalings and better conditioned). Returns

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 from fractions import Fraction
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -13,6 +13,9 @@ from . import _rational as rat
 from .._validation import as_array, as_choice, as_int, plain_array, refuse_masked
 
 _FLOAT_EXACT_INT = 2**53
+
+FloatParameters = Tuple[List[np.ndarray], List[np.ndarray]]  # (weights, biases) in float64
+IntegerLayer = Tuple[np.ndarray, int, np.ndarray, int]  # W = N / D and b = B / E, Python-int object arrays
 
 
 def _is_long_double(dtype: np.dtype) -> bool:
@@ -76,7 +79,7 @@ def _as_layer_array(value: Any, name: str, ndim: int) -> Tuple[np.ndarray, str]:
     return arr, kind
 
 
-def float_forward(params, pts: np.ndarray) -> List[np.ndarray]:
+def float_forward(params: FloatParameters, pts: np.ndarray) -> List[np.ndarray]:
     """Pre-activations of every layer in float64 (no checks; overflow gives inf or NaN)."""
     Ws, bs = params
     values, z = [], pts
@@ -117,7 +120,9 @@ class ReLUNet:
             raise ValueError(f"biases: expected {len(weights)} arrays (one per layer of weights), got {len(biases)}")
         if dtype is not None:
             as_choice(dtype, "dtype", ("float64", "rational"))
-        Ws, bs, kinds = [], [], []
+        Ws: List[np.ndarray] = []
+        bs: List[np.ndarray] = []
+        kinds: List[str] = []
         for l, (W, b) in enumerate(zip(weights, biases)):
             Wa, kw = _as_layer_array(W, f"weights[{l}]", 2)
             ba, kb = _as_layer_array(b, f"biases[{l}]", 1)
@@ -147,18 +152,18 @@ class ReLUNet:
         self._biases: Tuple[np.ndarray, ...] = tuple(bs)
         self._rational = rational
         self._exact_cache: Optional[Tuple[Tuple[np.ndarray, ...], Tuple[np.ndarray, ...]]] = None
-        self._integer_cache: Optional[list] = None
+        self._integer_cache: Optional[List[IntegerLayer]] = None
         self._full_row_rank: Optional[bool] = None
-        self._float_cache = None
+        self._float_cache: Optional[Tuple[List[np.ndarray], List[np.ndarray]]] = None
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
         state["_exact_cache"] = None if not self._rational else state["_exact_cache"]
         state["_integer_cache"] = None
         state["_float_cache"] = None
         return state
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: Dict[str, Any]) -> None:
         from .._validation import realign_state
 
         state = realign_state(state)
@@ -247,11 +252,13 @@ class ReLUNet:
         """
         if not self._rational:
             return list(self._weights), list(self._biases)
-        if self._float_cache is None:
-            self._float_cache = ([rat.float_array(W) for W in self._weights], [rat.float_array(b) for b in self._biases])
-        return list(self._float_cache[0]), list(self._float_cache[1])
+        cache = self._float_cache
+        if cache is None:
+            cache = ([rat.float_array(W) for W in self._weights], [rat.float_array(b) for b in self._biases])
+            self._float_cache = cache
+        return list(cache[0]), list(cache[1])
 
-    def _float_parameters_checked(self, name: str = "net"):
+    def _float_parameters_checked(self, name: str = "net") -> FloatParameters:
         try:
             return self.float_parameters()
         except OverflowError:
@@ -351,11 +358,11 @@ class ReLUNet:
         return [np.asarray(p > 0, dtype=bool) if p.dtype != object else np.vectorize(lambda v: v > 0, otypes=[bool])(p)
                 for p in pre]
 
-    def _integer_layers(self) -> list:
+    def _integer_layers(self) -> List[IntegerLayer]:
         """Each layer as (N, D, B, E): W = N / D and b = B / E with Python-int object arrays."""
         if self._integer_cache is None:
             Ws, bs = self.exact_parameters()
-            layers = []
+            layers: List[IntegerLayer] = []
             for W, b in zip(Ws, bs):
                 layers.append(rat.integer_matrix(W) + rat.integer_matrix(b))
             self._integer_cache = layers
@@ -364,7 +371,7 @@ class ReLUNet:
 
 def _has_fraction(x: Any) -> bool:
     if isinstance(x, np.ndarray):
-        return x.dtype == object
+        return bool(x.dtype == object)
     if isinstance(x, Fraction):
         return True
     if isinstance(x, (list, tuple)):

@@ -14,7 +14,7 @@ exact there; elsewhere it is a sufficient condition and a valid move may be refu
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -40,39 +40,28 @@ class MoveError(ValueError):
     """The requested move is not a symmetry of this network (its validity condition fails)."""
 
 
-def _layers(net: ReLUNet):
+def _layers(net: ReLUNet) -> Tuple[List[np.ndarray], List[np.ndarray]]:
     Ws, bs = net.exact_parameters()
     return [W.copy() for W in Ws], [b.copy() for b in bs]
 
 
-def _rebuild(net: ReLUNet, Ws, bs) -> ReLUNet:
+def _rebuild(net: ReLUNet, Ws: Sequence[np.ndarray], bs: Sequence[np.ndarray]) -> ReLUNet:
     if not net.rational and all(rat.exactly_float(a) for a in list(Ws) + list(bs)):
         return ReLUNet([rat.float_array(W) for W in Ws], [rat.float_array(b) for b in bs], dtype="float64")
     return ReLUNet(list(Ws), list(bs), dtype="rational")
 
 
 def _check_layer(net: ReLUNet, layer: Any, *, below_last: bool = False) -> int:
-    layer = as_int(layer, "layer")
+    index = as_int(layer, "layer")
     last = net.depth - 2 if below_last else net.depth - 1
-    if not 1 <= layer <= last:
+    if not 1 <= index <= last:
         what = "a hidden layer followed by another hidden layer" if below_last else "a hidden layer"
-        raise ValueError(f"layer: expected {what}, an integer in [1, {last}] for widths {net.widths}, got {layer}")
-    return layer
+        raise ValueError(f"layer: expected {what}, an integer in [1, {last}] for widths {net.widths}, got {index}")
+    return index
 
 
 def _check_neuron(net: ReLUNet, layer: int, neuron: Any, name: str = "neuron") -> int:
     return as_int(neuron, name, low=0, high=net.widths[layer] - 1)
-
-
-def _as_fraction(value: Any, name: str) -> Fraction:
-    if isinstance(value, (bool, np.bool_, str, bytes)) or (
-            isinstance(value, np.floating) and np.dtype(type(value)).itemsize > 8):
-        raise TypeError(f"{name}: expected a float64, integer or Fraction, got {type(value).__name__} {value!r}")
-    try:
-        out = rat.as_fraction(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name}: expected a finite real number or Fraction, got {value!r}") from None
-    return out
 
 
 def _as_fraction_array(value: Any, name: str, shape: Tuple[int, ...]) -> np.ndarray:
@@ -81,7 +70,7 @@ def _as_fraction_array(value: Any, name: str, shape: Tuple[int, ...]) -> np.ndar
         raise ValueError(f"{name}: expected shape {shape}, got {arr.shape}")
     out = np.empty(shape, dtype=object)
     for idx, v in np.ndenumerate(arr):
-        out[idx] = _as_fraction(v, name)
+        out[idx] = rat.exact_real(v, name)
     return out
 
 
@@ -107,11 +96,11 @@ def is_dead(net: ReLUNet, layer: int, neuron: int) -> bool:
     return all(v <= 0 for v in w) and b <= 0
 
 
-def _row_active(layer: int, w, b) -> bool:
+def _row_active(layer: int, w: Sequence[Any], b: Any) -> bool:
     return (all(v == 0 for v in w) if layer == 1 else all(v >= 0 for v in w)) and b >= 0
 
 
-def _row_dead(layer: int, w, b) -> bool:
+def _row_dead(layer: int, w: Sequence[Any], b: Any) -> bool:
     return (all(v == 0 for v in w) if layer == 1 else all(v <= 0 for v in w)) and b <= 0
 
 
@@ -133,7 +122,7 @@ def scale(net: ReLUNet, layer: int, neuron: int, s: Any) -> ReLUNet:
     """Symmetry 2: incoming weights and bias of a neuron times s > 0, outgoing weights divided by s."""
     layer = _check_layer(net, layer)
     neuron = _check_neuron(net, layer, neuron)
-    s = _as_fraction(s, "s")
+    s = rat.exact_real(s, "s")
     if s <= 0:
         raise MoveError(f"s: expected a positive scale, got {s}")
     Ws, bs = _layers(net)
@@ -220,7 +209,7 @@ def perturb_dead(net: ReLUNet, layer: int, neuron: int, *, weights: Any = None, 
     if weights is not None:
         Ws[layer - 1][i] = _as_fraction_array(weights, "weights", (net.widths[layer - 1],))
     if bias is not None:
-        bs[layer - 1][i] = _as_fraction(bias, "bias")
+        bs[layer - 1][i] = rat.exact_real(bias, "bias")
     if not _row_dead(layer, Ws[layer - 1][i], bs[layer - 1][i]):
         raise MoveError(f"the new weights/bias would make neuron {i} of layer {layer} alive")
     if outgoing is not None:
@@ -290,7 +279,7 @@ def shift_hidden_bias(net: ReLUNet, layer: int, neuron: int, t: Any) -> ReLUNet:
     """
     layer = _check_layer(net, layer, below_last=True)
     i = _check_neuron(net, layer, neuron)
-    t = _as_fraction(t, "t")
+    t = rat.exact_real(t, "t")
     t_min = shift_bounds(net, layer, i)
     if t_min is not None and t < t_min:
         raise MoveError(f"t: expected t >= {t_min} for this hidden-hyperplane shift, got {t}")
