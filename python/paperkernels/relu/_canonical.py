@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _rational as rat
-from .._validation import as_choice
+from .._validation import as_choice, as_instance
 from ._net import ReLUNet
 
 ZERO = Fraction(0)
@@ -50,6 +50,21 @@ class CanonicalForm:
         Diagnostics: neuron classes, number of dropped or merged neurons, ...
     relative_error : tuple of float or None
         Float path: bound on the relative error of every entry of each layer.
+
+    Notes
+    -----
+    Built by :func:`paperkernels.relu.canonical_form`. Two forms compare equal (``==``) when their
+    methods agree and their canonical parameters are equal, decided exactly.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, canonical_form
+    >>> net = ReLUNet([[[1.0], [-2.0]], [[3.0, 1.0]]], [[0.0, 2.0], [0.0]])
+    >>> form = canonical_form(net)
+    >>> form
+    CanonicalForm(method='one_hidden_layer', exact, widths=(1, 2, 1))
+    >>> form.complete, form.parts["kink_biases"]
+    (True, array([Fraction(-1, 1), Fraction(0, 1)], dtype=object))
     """
 
     def __init__(self, method: str, exact: bool, complete: bool, widths: Tuple[int, ...], parts: Any,
@@ -66,6 +81,20 @@ class CanonicalForm:
 
     @property
     def parts(self) -> Dict[str, Any]:
+        """The canonical parameters by name (see :func:`paperkernels.relu.canonical_form`).
+
+        Returns
+        -------
+        dict
+            Arrays by name; the float path computes them on first access.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet, canonical_form
+        >>> net = ReLUNet([[[1.0], [-2.0]], [[3.0, 1.0]]], [[0.0, 2.0], [0.0]])
+        >>> sorted(canonical_form(net).parts)
+        ['kink_biases', 'kink_outputs', 'kink_weights', 'linear', 'offset']
+        """
         if callable(self._parts):
             self._parts = self._parts()
         parts: Dict[str, Any] = self._parts
@@ -100,13 +129,41 @@ class CanonicalForm:
         return out
 
     def to_rational(self) -> "CanonicalForm":
-        """The exact version of this form (recomputed in rational arithmetic when needed)."""
+        """The exact version of this form (recomputed in rational arithmetic when needed).
+
+        Returns
+        -------
+        CanonicalForm
+            ``self`` when already exact, else the form computed with Fractions.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet, canonical_form
+        >>> net = ReLUNet([[[1.0, 2.0], [3.0, -1.0]], [[1.0, 1.0]], [[2.0]]], [[0.0, 1.0], [0.5], [0.0]])
+        >>> form = canonical_form(net, "deep_generic")
+        >>> form.exact, form.to_rational().exact, form == form.to_rational()
+        (False, True, True)
+        """
         if self.exact:
             return self
         return canonical_form_exact(self._source, self.method)
 
     def network(self) -> ReLUNet:
-        """A network in canonical form computing the same function (exact parameters)."""
+        """A network in canonical form computing the same function (exact parameters).
+
+        Returns
+        -------
+        ReLUNet
+            A rational network built from the canonical parameters.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet, canonical_form, equivalent
+        >>> net = ReLUNet([[[1.0], [-2.0]], [[3.0, 1.0]]], [[0.0, 2.0], [0.0]])
+        >>> canon = canonical_form(net).network()
+        >>> canon.widths, bool(equivalent(net, canon))
+        ((1, 4, 1), True)
+        """
         exact = self.to_rational()
         p = exact.parts
         if exact.method in ("affine", "deep_generic"):
@@ -207,7 +264,32 @@ def _columns(cols: List[np.ndarray], height: int) -> np.ndarray:
 
 
 def is_bottleneck(net: ReLUNet) -> bool:
-    """Three-layer (two hidden layers) with n1 <= n0 and W_1 of full row rank (checked exactly)."""
+    """Whether a network is a three-layer bottleneck: two hidden layers, n1 <= n0, W_1 of full row rank.
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network.
+
+    Returns
+    -------
+    bool
+        True for a bottleneck (the rank is checked exactly), where ``canonical_form`` uses the
+        symmetry-aware ``"bottleneck"`` method.
+
+    Raises
+    ------
+    TypeError
+        When ``net`` is not a ReLUNet.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, is_bottleneck
+    >>> net = ReLUNet([[[1, 2], [-1, 1]], [[2, -1]], [[3]]], [[0, 1], [-1], [0]])
+    >>> is_bottleneck(net)
+    True
+    """
+    as_instance(net, "net", ReLUNet)
     if net.depth != 3:
         return False
     n0, n1 = net.widths[0], net.widths[1]

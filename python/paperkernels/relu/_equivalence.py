@@ -60,6 +60,21 @@ class Verdict:
         Diagnostics (number of regions enumerated, MILP objective, elapsed seconds, ...).
     reason : str or None
         Why the answer is None (budget, time limit, solver unavailable, ...); None otherwise.
+
+    Notes
+    -----
+    ``bool(verdict)`` is True only for a proven equivalence; ``str(verdict)`` is a one-line summary.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, equivalent
+    >>> a = ReLUNet([[[1.0], [-1.0]], [[1.0, -1.0]]], [[0.0, 0.0], [0.0]])   # relu(x) - relu(-x) = x
+    >>> b = ReLUNet([[[1.0], [-1.0]], [[1.0, -1.0]]], [[1.0, -1.0], [-1.0]])  # relu(x+1) - relu(-x-1) - 1
+    >>> verdict = equivalent(a, b)
+    >>> bool(verdict), verdict.proof, verdict.scope
+    (True, True, 'global')
+    >>> print(verdict)
+    equivalent on R^n0 (canonical form (one_hidden_layer); proof): equal canonical forms: equivalent on all of R^n0
     """
 
     equivalent: Optional[bool]
@@ -788,6 +803,36 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
     or on the box) and compares the two affine maps exactly on each. On a box with more than
     ``AUTO_REGION_INPUTS`` inputs, or when the budget runs out, the difference MILP searches for a
     witness; its "no difference" is never reported as equivalence.
+
+    Raises
+    ------
+    TypeError
+        When ``a`` or ``b`` is not a ReLUNet, or an argument has the wrong type.
+    ValueError
+        When the networks' input or output sizes differ, ``domain`` is not a box with low < high,
+        ``procedure`` is unknown (or ``"milp"`` without a box, or ``"regions"`` on a box with more
+        than 12 inputs), or a count or ``time_limit`` is out of range.
+
+    Examples
+    --------
+    A perturbed network differs, with an exact witness:
+
+    >>> from fractions import Fraction
+    >>> from paperkernels.relu import ReLUNet, equivalent
+    >>> a = ReLUNet([[[1.0], [-1.0]], [[1.0, -1.0]]], [[0.0, 0.0], [0.0]])
+    >>> b = ReLUNet([[[1.0], [-1.0]], [[1.0, -1.0]]], [[0.0, Fraction(1, 8)], [0.0]])
+    >>> verdict = equivalent(a, b)
+    >>> verdict.equivalent, verdict.proof
+    (False, True)
+    >>> x = verdict.witness
+    >>> a.evaluate(x, exact=True) != b.evaluate(x, exact=True)
+    array([ True])
+
+    On a box that misses the difference, equality is proven there only:
+
+    >>> on_box = equivalent(a, b, domain=([1], [2]))
+    >>> bool(on_box), on_box.scope, on_box.procedure
+    (True, 'box', 'region enumeration')
     """
     started = time.monotonic()
     check_pair(a, b)

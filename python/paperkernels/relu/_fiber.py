@@ -129,6 +129,34 @@ def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional
         Singular values below ``rtol * s_max`` count as zero.
     return_jacobian : bool
         Also return the Jacobian.
+    net : ReLUNet
+        The network (float64 parameters, or rational ones that fit float64).
+    seed : int or numpy.random.Generator
+        Seed of the default points.
+
+    Returns
+    -------
+    rank : int
+        The functional dimension (numerical rank of the Jacobian).
+    jacobian : ndarray of shape (N * n_outputs, n_parameters)
+        Only with ``return_jacobian=True``.
+
+    Raises
+    ------
+    TypeError
+        When ``net`` is not a ReLUNet.
+    ValueError
+        When an argument is malformed or the Jacobian overflows float64.
+
+    Examples
+    --------
+    Rescaling each hidden neuron leaves the function unchanged, so the rank of a 2 -> 2 -> 1
+    network (9 parameters) is at most 7:
+
+    >>> from paperkernels.relu import ReLUNet, functional_dimension
+    >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+    >>> functional_dimension(net)
+    7
     """
     as_instance(net, "net", ReLUNet)
     rtol = as_float(rtol, "rtol", low=0.0, high=1.0)
@@ -186,7 +214,19 @@ class FiberDescription:
     free_directions : ndarray of shape (n_parameters, dimension)
         Orthonormal basis of the Jacobian's null space: the tangent directions of the fiber.
     functional_dimension : int
+        Rank of the Jacobian of the parameter-to-function map (see :func:`functional_dimension`).
     n_parameters : int
+        Number of parameters.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, fiber_description
+    >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+    >>> fiber = fiber_description(net)
+    >>> fiber.n_parameters, fiber.functional_dimension, fiber.dimension
+    (9, 7, 2)
+    >>> fiber.symmetry_directions["scaling"]
+    2
     """
 
     neuron_classes: Tuple[Tuple[str, ...], ...]
@@ -198,13 +238,65 @@ class FiberDescription:
 
     @property
     def beyond_scaling(self) -> bool:
-        """True when the fiber is larger than the permutation/scaling orbit (hidden symmetries)."""
+        """Whether the fiber is larger than the permutation/scaling orbit (hidden symmetries).
+
+        Returns
+        -------
+        bool
+            True when ``dimension`` exceeds the number of rescaling directions.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet, fiber_description
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> fiber_description(net).beyond_scaling
+        False
+        """
         return self.dimension > self.symmetry_directions.get("scaling", 0)
 
 
 def fiber_description(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
                       rtol: float = 1e-9) -> FiberDescription:
-    """Classify the neurons, count the symmetry directions, and compute the local fiber dimension."""
+    """Classify the neurons, count the symmetry directions, and compute the local fiber dimension.
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network.
+    points : array of shape (N, n0), optional
+        Points for the Jacobian (see :func:`functional_dimension`).
+    n_points : int, optional
+        Number of default points.
+    seed : int or numpy.random.Generator
+        Seed of the default points.
+    rtol : float
+        Singular values below ``rtol * s_max`` count as zero.
+
+    Returns
+    -------
+    FiberDescription
+        Neuron classes, symmetry directions, and the fiber's dimension and tangent directions.
+
+    Raises
+    ------
+    TypeError
+        When ``net`` is not a ReLUNet.
+    ValueError
+        When an argument is malformed or the Jacobian overflows float64.
+
+    Examples
+    --------
+    The 2 -> 2 -> 1 -> 1 network with a hidden layer-1 hyperplane (symmetry 6):
+
+    >>> from fractions import Fraction as F
+    >>> from paperkernels.relu import ReLUNet, fiber_description
+    >>> net = ReLUNet([[[1, 2], [-1, 1]], [[2, -1]], [[3]]], [[F(1, 2), 1], [-1], [0]])
+    >>> fiber = fiber_description(net)
+    >>> fiber.neuron_classes
+    (('hidden', 'preserved'), ('cut',))
+    >>> fiber.dimension, fiber.beyond_scaling
+    (4, True)
+    """
     as_instance(net, "net", ReLUNet)
     Ws, bs = net.exact_parameters()
     widths = net.widths
