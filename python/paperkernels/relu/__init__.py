@@ -24,13 +24,13 @@ fiber_description, functional_dimension, conservation_laws, gd_drift, local_cons
 
 from __future__ import annotations
 
+from .._validation import as_choice, as_instance
 from . import moves
 from ._canonical import CanonicalForm, canonical_form_exact, choose_method, is_bottleneck
 from ._conservation import conservation_laws, gd_drift, local_conservation_laws, neuron_gradients
 from ._equivalence import Verdict, _interrupts_intact, equivalent
 from ._fiber import FiberDescription, fiber_description, functional_dimension
 from ._net import ReLUNet
-from .._validation import as_choice, as_instance
 
 __all__ = [
     "ReLUNet",

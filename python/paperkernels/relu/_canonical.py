@@ -14,8 +14,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _rational as rat
 from .._validation import as_choice, as_instance
+from . import _rational as rat
 from ._net import ReLUNet
 
 ZERO = Fraction(0)

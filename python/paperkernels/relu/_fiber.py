@@ -7,8 +7,8 @@ from typing import Any, Dict, List, Literal, Optional, Tuple, Union, overload
 
 import numpy as np
 
-from .._seed import as_seed
 from .._limits import check_result_bytes
+from .._seed import as_seed
 from .._validation import as_array, as_float, as_instance, as_int
 from ._canonical import bottleneck_exact, is_bottleneck
 from ._net import FloatParameters, ReLUNet

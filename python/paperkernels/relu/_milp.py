@@ -11,7 +11,6 @@ import numpy as np
 
 from ._net import ReLUNet
 
-
 _STDOUT_LOCK = threading.Lock()
 
 

@@ -9,8 +9,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _rational as rat
 from .._validation import as_array, as_choice, as_int, plain_array, refuse_masked
+from . import _rational as rat
 
 _FLOAT_EXACT_INT = 2**53
 

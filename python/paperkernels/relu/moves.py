@@ -18,8 +18,8 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _rational as rat
 from .._validation import as_int, plain_array
+from . import _rational as rat
 from ._net import ReLUNet
 
 __all__ = [
