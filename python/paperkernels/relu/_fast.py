@@ -11,7 +11,7 @@ from ._canonical import CanonicalForm
 from ._net import ReLUNet
 
 
-def deep_handle(net: ReLUNet) -> Any:
+def deep_handle(net: ReLUNet) -> _core.relu.DeepForm:
     Ws, bs = net.float_parameters()
     return _core.relu.deep_form([np.ascontiguousarray(W) for W in Ws], [np.ascontiguousarray(b) for b in bs])
 
