@@ -61,26 +61,20 @@ struct Options {
 inline constexpr int kMaxResamples = 10000;
 
 inline const Options& check_options(const Options& o) {
-  if (o.K < 2) throw invalid_argument("K: expected at least 2 arms, got " + std::to_string(o.K));
-  if (!(o.beta > 0.0 && o.beta < 1.0))
-    throw invalid_argument("beta: expected a number in (0, 1), got " + std::to_string(o.beta));
-  if (!(o.ucb_alpha > 0.0 && o.ucb_alpha < std::numeric_limits<double>::infinity()))
-    throw invalid_argument("ucb_alpha: expected a finite positive number, got " + std::to_string(o.ucb_alpha));
-  if (!(o.delta > 0.0 && o.delta < 1.0))
-    throw invalid_argument("delta: expected a number in (0, 1), got " + std::to_string(o.delta));
-  if (!(o.lil_epsilon >= 0.0 && o.lil_epsilon <= 1.0 && o.lil_beta > 0.0 && o.lil_beta <= 1e6 && o.lil_lambda > 0.0 &&
-        o.lil_lambda <= 1e12))
-    throw invalid_argument("lil_epsilon, lil_beta, lil_lambda: expected 0 <= epsilon <= 1, beta > 0, lambda > 0");
-  if (o.weights_every < 1)
-    throw invalid_argument("weights_every: expected a positive integer, got " + std::to_string(o.weights_every));
-  if (o.min_pulls < 1)
-    throw invalid_argument("min_pulls: expected a positive integer, got " + std::to_string(o.min_pulls));
-  if (!(o.sigma > 0.0 && o.sigma < std::numeric_limits<double>::infinity()))
-    throw invalid_argument("sigma: expected a finite positive number, got " + std::to_string(o.sigma));
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  require(o.K >= 2, "K: expected at least 2 arms, got ", o.K);
+  require(o.beta > 0.0 && o.beta < 1.0, "beta: expected a number in (0, 1), got ", o.beta);
+  require(o.ucb_alpha > 0.0 && o.ucb_alpha < inf, "ucb_alpha: expected a finite positive number, got ", o.ucb_alpha);
+  require(o.delta > 0.0 && o.delta < 1.0, "delta: expected a number in (0, 1), got ", o.delta);
+  require(o.lil_epsilon >= 0.0 && o.lil_epsilon <= 1.0 && o.lil_beta > 0.0 && o.lil_beta <= 1e6 && o.lil_lambda > 0.0 &&
+              o.lil_lambda <= 1e12,
+          "lil_epsilon, lil_beta, lil_lambda: expected 0 <= epsilon <= 1, beta > 0, lambda > 0");
+  require(o.weights_every >= 1, "weights_every: expected a positive integer, got ", o.weights_every);
+  require(o.min_pulls >= 1, "min_pulls: expected a positive integer, got ", o.min_pulls);
+  require(o.sigma > 0.0 && o.sigma < inf, "sigma: expected a finite positive number, got ", o.sigma);
   // The costs divide by 2 sigma^2, which must be a finite normal number.
-  if (!(2.0 * o.sigma * o.sigma >= std::numeric_limits<double>::min() &&
-        2.0 * o.sigma * o.sigma < std::numeric_limits<double>::infinity()))
-    throw invalid_argument("sigma: 2 sigma^2 must be a finite positive normal number (sigma within about 1e-154 .. 1e154)");
+  require(2.0 * o.sigma * o.sigma >= std::numeric_limits<double>::min() && 2.0 * o.sigma * o.sigma < inf,
+          "sigma: 2 sigma^2 must be a finite positive normal number (sigma within about 1e-154 .. 1e154)");
   return o;
 }
 
