@@ -253,6 +253,7 @@ class CentredDesign:
             path, active, coef, gains = _core.greedy.fit_gram(self.gram, xty, k, m, code, tol, seed, n_learners,
                                                                  n_threads, first_learner)
         else:
+            assert self.xt is not None  # the design holds either the Gram matrix or the transposed data
             path, active, coef, gains = _core.greedy.fit_columns(self.xt, xty, self.col_sq, k, m, code, tol, seed,
                                                                     n_learners, n_threads, first_learner)
         return self._path(path, response.y_mean, active, gains, coef)

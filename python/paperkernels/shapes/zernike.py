@@ -406,7 +406,10 @@ def polar_basis(N: int, grid: PolarGrid, scale: Optional[np.ndarray] = None, nam
     if scale is None:
         nm = indices(N)
         scale = np.sqrt((nm[:, 0] + 1) / np.pi)
-    return _core.shapes.PolarBasis(N, grid.theta, grid.wtheta, grid.rho, grid.wrho, np.asarray(scale, dtype=np.float64))
+    # The engine keeps its own copies of the nodes, weights and scales (lists of the same float64 values).
+    nodes = (grid.theta, grid.wtheta, grid.rho, grid.wrho, np.asarray(scale, dtype=np.float64))
+    theta, wtheta, rho, wrho, scales = (np.asarray(a, dtype=np.float64).tolist() for a in nodes)
+    return _core.shapes.PolarBasis(N, theta, wtheta, rho, wrho, scales)
 
 
 def _guess_input(shapes: Any, name: str = "shapes") -> str:
