@@ -29,7 +29,8 @@ SCHEMA_PATH = Path(__file__).with_name("schema.json")
 
 
 def load_schema() -> Dict[str, Any]:
-    return json.loads(SCHEMA_PATH.read_text())
+    schema: Dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
+    return schema
 
 
 def run(modules: Sequence[str] = (), quick: bool = False, report: Optional[Report] = None,

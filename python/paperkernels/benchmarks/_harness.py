@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import statistics
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .._report import Report
 
@@ -28,7 +28,7 @@ class Timer:
         if clock not in ("wall", "cpu"):
             raise ValueError(f"clock: expected 'wall' or 'cpu', got {clock!r}")
         self.clock = clock
-        self.samples: List[tuple] = []
+        self.samples: List[Tuple[Any, ...]] = []
         self.wall_over_cpu: List[float] = []
 
     def run(self, fn: Callable[[], Any], units: Union[float, Callable[[Any], float]] = 1) -> Any:

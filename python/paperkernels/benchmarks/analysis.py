@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from .._report import Report
 
 Key = Tuple[str, str, str, str, int]
 
@@ -60,7 +62,7 @@ def _amd_core(family: int, model: int) -> str:
 def cpu_label(record: Dict[str, Any]) -> str:
     """The CPU model, with family/model (and the AMD core generation) when the name is generic."""
     cpu = record["machine"]["cpu"]
-    label = cpu["model"]
+    label = str(cpu["model"])
     if cpu.get("family") and cpu.get("model_number") and "family" not in label.lower():
         extra = f"family {cpu['family']} model {cpu['model_number']}"
         try:
@@ -79,11 +81,12 @@ def machine_label(record: Dict[str, Any]) -> str:
 
 def check_same_machine(old: Dict[str, Any], new: Dict[str, Any]) -> None:
     differences = []
-    for label, get in (("CPU", lambda r: r["machine"]["cpu"]["model"]),
+    getters: Tuple[Tuple[str, Callable[[Dict[str, Any]], Any]], ...] = (("CPU", lambda r: r["machine"]["cpu"]["model"]),
                        ("cores", lambda r: r["machine"]["cores"]["logical"]),
                        ("available cores", lambda r: r["machine"]["cores"]["available"]),
                        ("ISA", lambda r: r["isa"]),
-                       ("machine fingerprint", lambda r: r["machine"]["fingerprint"])):
+                       ("machine fingerprint", lambda r: r["machine"]["fingerprint"]))
+    for label, get in getters:
         a, b = get(old), get(new)
         if a != b:
             differences.append(f"{label}: {a!r} vs {b!r}")
@@ -140,7 +143,7 @@ def compare(old: Dict[str, Any], new: Dict[str, Any], *, force: bool = False,
     }
 
 
-def print_comparison(result: Dict[str, Any], report) -> None:
+def print_comparison(result: Dict[str, Any], report: Report) -> None:
     report.line(f"old: {result['old_machine']}")
     report.line(f"new: {result['new_machine']}")
     rows = []
@@ -269,7 +272,7 @@ def markdown(record: Dict[str, Any], module: Optional[str] = None) -> str:
         checks = [c for c in record["checks"] if c["module"] == name]
         if checks:
             passed = sum(c["passed"] for c in checks)
-            worst = {}
+            worst: Dict[str, float] = {}
             for c in checks:
                 label = f"{c['compared']}, {c['quantity']}"
                 worst[label] = max(worst.get(label, 0.0), c["value"])
