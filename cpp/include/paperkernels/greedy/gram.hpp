@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "paperkernels/common/errors.hpp"
 #include "paperkernels/common/parallel.hpp"
@@ -38,8 +39,11 @@ using simd::Vec;
 // Samples per block: the packed block (kBlock x padded doubles, 500 KiB for p = 500) stays in L2
 // while the tile rows of a task sweep it.
 constexpr std::size_t kBlock = 128;
-// Row blocks per task: the rows of one task share each block of samples read from memory.
-constexpr std::size_t kRowBlocksPerTask = 8;
+// Tasks per thread (more than one, so that the threads finish together), and the most a task's
+// strip of the result may hold. Each task streams the packed blocks it needs from memory once, so
+// fewer, larger tasks move less data: one task per thread would be best but for the balance.
+constexpr std::size_t kTasksPerThread = 4;
+constexpr std::size_t kMaxStripBytes = std::size_t{8} << 20;
 
 // Everything one kernel variant needs: panel width NR = W * NV, row block MR (a divisor of NR).
 // panels cover the p features (and the extra column, if any); padded = panels * nr.
@@ -171,6 +175,31 @@ inline Layout layout_for(Isa isa, std::size_t n, std::size_t p, bool extra) noex
   return L;
 }
 
+// The row blocks of the tasks: task i has row blocks [bounds[i], bounds[i + 1]). About
+// kTasksPerThread tasks per thread of equal work (row block rb has as many tiles as panels from its
+// own to the last), one task on one thread, none with a strip above kMaxStripBytes. Only the speed
+// depends on this split: every entry is computed the same way whatever task holds it.
+inline std::vector<std::size_t> task_bounds(const Layout& L, unsigned n_threads) {
+  const std::size_t row_blocks = (L.p + L.mr - 1) / L.mr;
+  const std::size_t max_blocks = std::max<std::size_t>(1, kMaxStripBytes / (L.mr * L.padded * sizeof(double)));
+  auto tiles = [&](std::size_t rb) { return L.panels - rb * L.mr / L.nr; };
+  std::size_t total = 0;
+  for (std::size_t rb = 0; rb < row_blocks; ++rb) total += tiles(rb);
+  const std::size_t wanted = n_threads <= 1 ? 1 : kTasksPerThread * n_threads;
+  const std::size_t share = (total + wanted - 1) / wanted;
+  std::vector<std::size_t> bounds{0};
+  std::size_t work = 0;
+  for (std::size_t rb = 0; rb < row_blocks; ++rb) {
+    work += tiles(rb);
+    if (rb + 1 < row_blocks && (work >= share || rb + 1 - bounds.back() >= max_blocks)) {
+      bounds.push_back(rb + 1);
+      work = 0;
+    }
+  }
+  bounds.push_back(row_blocks);
+  return bounds;
+}
+
 }  // namespace gram_detail
 
 // gram (p x p, row-major) = X_c^T X_c with X row-major n x p and X_c = X - mean (mean == nullptr:
@@ -195,16 +224,14 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
       },
       poll);
 
-  // Tasks of kRowBlocksPerTask row blocks, each accumulating into its own zeroed strip of the
-  // padded matrix, then copying its rows of the upper triangle out. Each task writes its own rows
-  // only: the first touch of a large output's pages is spread over the tasks, all of which poll.
-  const std::size_t row_blocks_total = (p + L.mr - 1) / L.mr;
-  const std::size_t tasks = (row_blocks_total + kRowBlocksPerTask - 1) / kRowBlocksPerTask;
+  // Tasks of consecutive row blocks, each accumulating into its own zeroed strip of the padded
+  // matrix, then copying its rows of the upper triangle out. Each task writes its own rows only:
+  // the first touch of a large output's pages is spread over the tasks, all of which poll.
+  const std::vector<std::size_t> bounds = task_bounds(L, n_threads);
   parallel_for(
-      tasks, n_threads,
+      bounds.size() - 1, n_threads,
       [&](std::size_t task, const StopToken& token) {
-        const std::size_t first = task * kRowBlocksPerTask;
-        const std::size_t last = std::min(row_blocks_total, first + kRowBlocksPerTask);
+        const std::size_t first = bounds[task], last = bounds[task + 1];
         const std::size_t row0 = first * L.mr, rows = (last - first) * L.mr;
         std::unique_ptr<double[]> strip(new double[rows * L.padded]());
         simd::dispatch<RowBlocks>(isa, static_cast<const double*>(packed.get()), &L, first, last, strip.get(),
