@@ -1,5 +1,5 @@
 """Shared pieces of the hardening tests: hostile values, an error check that counts what it tried, and
-the Ctrl-C harness. Set PAPERKERNELS_HOSTILE_COUNTS=<file> to append the per-module counts to a file."""
+the Ctrl-C harness, the resident-memory probe. Set PAPERKERNELS_HOSTILE_COUNTS=<file> to append the per-module counts to a file."""
 
 from __future__ import annotations
 
@@ -31,27 +31,37 @@ def expect_error(module: str, name: str, call, *args, **kwargs) -> Exception:
     return info.value
 
 
-def write_counts(module: str) -> None:
+def write_counts() -> None:
     path = os.environ.get("PAPERKERNELS_HOSTILE_COUNTS")
     if path:
         with open(path, "a") as f:
-            f.write(f"{module} {HOSTILE_TRIED[module]}\n")
+            for module, count in sorted(HOSTILE_TRIED.items()):
+                f.write(f"{module} {count}\n")
 
 
 def hostile_checks(module: str):
-    """``(fixture, bad)`` for one module's hardening file: bind both at module level, as
-    ``_hostile_counts, bad = hostile_checks(MODULE)``. The autouse fixture writes the module's count
-    when its tests end; ``bad(name, call, ...)`` is :func:`expect_error` counted for the module."""
-
-    @pytest.fixture(scope="module", autouse=True)
-    def _hostile_counts():
-        yield
-        write_counts(module)
+    """``bad(name, call, ...)``: :func:`expect_error` counted for ``module`` (the counts are written
+    at the end of the session, see ``conftest.py``)."""
 
     def bad(name, call, *args, **kwargs):
         return expect_error(module, name, call, *args, **kwargs)
 
-    return _hostile_counts, bad
+    return bad
+
+
+def resident_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def rss_growth(call, repeats: int) -> int:
+    """Resident-memory growth over ``repeats`` calls, after a warm-up that fills allocator caches."""
+    for _ in range(max(5, repeats // 10)):
+        call()
+    before = resident_bytes()
+    for _ in range(repeats):
+        call()
+    return resident_bytes() - before
 
 
 # Values no numeric array argument accepts.

@@ -31,26 +31,26 @@ def test_splitmix_matches_published_vector():
 
 @pytest.mark.parametrize("seed,stream", [(0, 0), (1, 0), (0, 1), (2**64 - 1, 12345), (42, 2**63)])
 def test_xoshiro_matches_python_reference(seed, stream):
-    got = _core.random_uint64(seed, stream, 64)
+    got = _core.common.random_uint64(seed, stream, 64)
     assert got.dtype == np.uint64
     assert [int(v) for v in got] == reference_xoshiro(seed, stream, 64)
 
 
 def test_uniform_matches_python_reference():
     rng = Xoshiro256(2**40 + 3, 9)
-    assert _core.random_uniform(2**40 + 3, 9, 100).tolist() == [rng.uniform() for _ in range(100)]
+    assert _core.common.random_uniform(2**40 + 3, 9, 100).tolist() == [rng.uniform() for _ in range(100)]
 
 
 def test_streams_reproducible_and_distinct():
-    a = _core.random_uint64(7, 3, 1000)
-    assert np.array_equal(a, _core.random_uint64(7, 3, 1000))
-    others = [_core.random_uint64(7, 4, 1000), _core.random_uint64(8, 3, 1000), _core.random_uint64(3, 7, 1000)]
+    a = _core.common.random_uint64(7, 3, 1000)
+    assert np.array_equal(a, _core.common.random_uint64(7, 3, 1000))
+    others = [_core.common.random_uint64(7, 4, 1000), _core.common.random_uint64(8, 3, 1000), _core.common.random_uint64(3, 7, 1000)]
     for b in others:
         assert np.count_nonzero(a == b) == 0
 
 
 def test_uniform_chi_square():
-    u = _core.random_uniform(2024, 5, 200_000)
+    u = _core.common.random_uniform(2024, 5, 200_000)
     assert u.min() >= 0.0 and u.max() < 1.0
     counts = np.bincount((u * 100).astype(int), minlength=100)
     expected = len(u) / 100
@@ -61,16 +61,17 @@ def test_uniform_chi_square():
 
 def test_streams_uncorrelated():
     # Neighbouring streams of one seed: correlation of their uniforms is O(1/sqrt(n)).
-    u = np.stack([_core.random_uniform(99, r, 50_000) for r in range(8)])
+    u = np.stack([_core.common.random_uniform(99, r, 50_000) for r in range(8)])
     corr = np.corrcoef(u)
     off_diagonal = corr[~np.eye(8, dtype=bool)]
     assert np.max(np.abs(off_diagonal)) < 5 / np.sqrt(50_000)
 
 
+@pytest.mark.test_hooks
 @pytest.mark.parametrize("p", [0.0, 0.3, 0.5, 0.999, 1.0])
 def test_bernoulli_by_integer_threshold(p):
     n_streams, n_draws = 20, 20_000
-    counts = _core.random_bernoulli_counts(11, p, n_streams, n_draws, 2)
+    counts = _core.testing.random_bernoulli_counts(11, p, n_streams, n_draws, 2)
     total = counts.sum()
     n = n_streams * n_draws
     if p in (0.0, 1.0):
@@ -79,30 +80,34 @@ def test_bernoulli_by_integer_threshold(p):
         assert abs(total - p * n) < 5 * np.sqrt(n * p * (1 - p))
 
 
+@pytest.mark.test_hooks
 def test_parallel_for_independent_of_thread_count(n_threads):
-    reference = _core.parallel_stream_sums(5, 37, 1000, 1)
-    got = _core.parallel_stream_sums(5, 37, 1000, n_threads)
+    reference = _core.testing.parallel_stream_sums(5, 37, 1000, 1)
+    got = _core.testing.parallel_stream_sums(5, 37, 1000, n_threads)
     assert np.array_equal(got, reference)
     # Task r uses stream r: task 3 equals a single-task run seeded for stream 3 only via its sums.
     assert reference[0] != reference[1]
 
 
+@pytest.mark.test_hooks
 def test_normals_have_unit_variance():
-    sums = _core.parallel_stream_sums(1, 4000, 100, 2)
+    sums = _core.testing.parallel_stream_sums(1, 4000, 100, 2)
     # Each sum is N(0, 100): standardised, mean 0 and variance 1 within sampling error.
     z = sums / 10.0
     assert abs(z.mean()) < 5 / np.sqrt(len(z))
     assert abs(z.var() - 1.0) < 0.15
 
 
+@pytest.mark.test_hooks
 def test_cpp_invalid_argument_becomes_value_error():
     with pytest.raises(ValueError, match=r"p: expected a probability in \[0, 1\]"):
-        _core.random_bernoulli_counts(0, 1.5, 1, 1, 1)
+        _core.testing.random_bernoulli_counts(0, 1.5, 1, 1, 1)
 
 
+@pytest.mark.test_hooks
 def test_lowest_failing_task_reported(n_threads):
     with pytest.raises(ValueError, match="task 5 failed"):
-        _core.parallel_fail_at(40, 5, n_threads)
+        _core.testing.parallel_fail_at(40, 5, n_threads)
 
 
 @pytest.fixture
@@ -113,22 +118,24 @@ def sigint_raises():
     signal.signal(signal.SIGINT, previous)
 
 
+@pytest.mark.test_hooks
 @pytest.mark.parametrize("threads", [1, 2])
 def test_interrupt_raises_keyboard_interrupt(sigint_raises, threads):
     timer = threading.Timer(0.2, _thread.interrupt_main)
     timer.start()
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        _core.parallel_busy_wait(4, 30.0, threads)
+        _core.testing.parallel_busy_wait(4, 30.0, threads)
     assert time.perf_counter() - start < 5.0
     timer.join()
 
 
+@pytest.mark.test_hooks
 def test_gil_released_during_parallel_work():
     results = {}
 
     def work(key):
-        results[key] = _core.parallel_stream_sums(3, 8, 200_000, 1)
+        results[key] = _core.testing.parallel_stream_sums(3, 8, 200_000, 1)
 
     threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
     for t in threads:

@@ -92,7 +92,7 @@ def test_python_xoshiro_matches_core_stream():
     from paperkernels import _core
 
     ours = Xoshiro256(77, 5)
-    assert [ours.next() for _ in range(20)] == [int(v) for v in _core.random_uint64(77, 5, 20)]
+    assert [ours.next() for _ in range(20)] == [int(v) for v in _core.common.random_uint64(77, 5, 20)]
 
 
 @pytest.mark.parametrize("precompute", [True, False])

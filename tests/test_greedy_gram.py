@@ -42,7 +42,7 @@ def test_gram_is_the_in_order_sum_bit_for_bit(n, p, centred):
     for isa in supported_isas():
         for threads in (1, 2, 3):
             with paperkernels.set_isa(isa):
-                got = _core.greedy_centred_gram(X, mean, threads)
+                got = _core.greedy.centred_gram(X, mean, threads)
             assert np.array_equal(got, expected), (isa, threads)
 
 
@@ -65,10 +65,10 @@ def test_gram_split_into_several_tasks_on_one_thread_is_the_in_order_sum():
 def test_auto_kernel_is_one_of_the_variants_and_symmetric():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((500, 61))
-    auto = _core.greedy_centred_gram(X, X.mean(axis=0), 2)
+    auto = _core.greedy.centred_gram(X, X.mean(axis=0), 2)
     assert np.array_equal(auto, auto.T)
     with paperkernels.set_isa("sse2"):
-        assert np.array_equal(auto, _core.greedy_centred_gram(X, X.mean(axis=0), 1))
+        assert np.array_equal(auto, _core.greedy.centred_gram(X, X.mean(axis=0), 1))
     assert np.allclose(auto, np.cov(X, rowvar=False) * (X.shape[0] - 1), rtol=1e-12, atol=1e-10)
 
 
@@ -78,7 +78,7 @@ def test_xty_is_the_in_order_sum_bit_for_bit(n, p):
     X = rng.standard_normal((n, p)) + 3.0
     y = rng.standard_normal(n)
     for mean in (X.mean(axis=0), None):
-        assert np.array_equal(_core.greedy_centred_xty(X, mean, y), sequential_xty(X, mean, y))
+        assert np.array_equal(_core.greedy.centred_xty(X, mean, y), sequential_xty(X, mean, y))
 
 
 @pytest.mark.parametrize("n, p", [(1, 1), (50, 23), (130, 24), (77, 48)])
@@ -89,21 +89,21 @@ def test_response_column_of_the_gram_kernel_is_xty_bit_for_bit(n, p):
     for mean in (X.mean(axis=0), None):
         for isa in supported_isas():
             with paperkernels.set_isa(isa):
-                gram, xty = _core.greedy_centred_gram(X, mean, 2, y)
-                assert np.array_equal(gram, _core.greedy_centred_gram(X, mean, 1))
+                gram, xty = _core.greedy.centred_gram(X, mean, 2, y)
+                assert np.array_equal(gram, _core.greedy.centred_gram(X, mean, 1))
             assert np.array_equal(xty, sequential_xty(X, mean, y))
 
 
 def test_kernel_arguments_are_checked():
     X = np.ones((4, 3))
     with pytest.raises(ValueError, match="mean: expected length 3"):
-        _core.greedy_centred_gram(X, np.ones(2), 1)
+        _core.greedy.centred_gram(X, np.ones(2), 1)
     with pytest.raises(ValueError, match="y: expected length 4"):
-        _core.greedy_centred_xty(X, None, np.ones(3))
+        _core.greedy.centred_xty(X, None, np.ones(3))
     with pytest.raises(ValueError, match="y: expected length 4"):
-        _core.greedy_centred_gram(X, None, 1, np.ones(5))
+        _core.greedy.centred_gram(X, None, 1, np.ones(5))
     with pytest.raises(ValueError, match="at least one sample"):
-        _core.greedy_centred_gram(np.ones((0, 3)), None, 1)
+        _core.greedy.centred_gram(np.ones((0, 3)), None, 1)
 
 
 @pytest.mark.parametrize("m", [3, 40])  # lazy updates (m k <= p) and eager ones
@@ -114,14 +114,14 @@ def test_learner_kernels_give_the_same_bits_under_every_instruction_set(m, crite
     X = rng.standard_normal((n, p))
     y = X[:, :5] @ np.arange(1.0, 6.0) + rng.standard_normal(n)
     mean = X.mean(axis=0)
-    gram, xty = _core.greedy_centred_gram(X, mean, 1, y - y.mean())
+    gram, xty = _core.greedy.centred_gram(X, mean, 1, y - y.mean())
     xt = np.ascontiguousarray((X - mean).T)
     col_sq = np.einsum("ij,ij->i", xt, xt)
     results = []
     for isa in supported_isas():
         with paperkernels.set_isa(isa):
-            with_gram = _core.greedy_fit_gram(gram, xty, k, m, criterion, 1e-10, 7, 25, 2, 0)
-            from_data = _core.greedy_fit_columns(xt, xty, col_sq, k, m, criterion, 1e-10, 7, 25, 2, 0)
+            with_gram = _core.greedy.fit_gram(gram, xty, k, m, criterion, 1e-10, 7, 25, 2, 0)
+            from_data = _core.greedy.fit_columns(xt, xty, col_sq, k, m, criterion, 1e-10, 7, 25, 2, 0)
         results.append((isa, with_gram, from_data))
     _, first_gram, first_data = results[0]
     for isa, with_gram, from_data in results[1:]:

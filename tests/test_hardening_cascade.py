@@ -22,14 +22,14 @@ from hardening_helpers import (
     misaligned,
     non_contiguous_copies,
     poisoned,
+    rss_growth,
     run_in_threads,
 )
-from test_resources import needs_proc, rss_growth
 
 MODULE = "cascade"
 
 
-_hostile_counts, bad = hostile_checks(MODULE)
+bad = hostile_checks(MODULE)
 
 
 @st.composite
@@ -214,8 +214,8 @@ def test_long_simulation_interruptible(threads):
     interrupted_quickly(lambda: C.simulate(env, learners, 500_000, n_seeds=8, seed=0, n_threads=threads))
 
 
-@needs_proc
-@pytest.mark.skipif(os.environ.get("PAPERKERNELS_SANITIZED") == "1", reason="ASan quarantines freed memory")
+@pytest.mark.needs_proc
+@pytest.mark.memory_growth
 def test_no_memory_growth():
     env = C.reference_environment(seed=2)
 

@@ -22,14 +22,14 @@ from hardening_helpers import (
     interrupted_quickly,
     non_contiguous_copies,
     poisoned,
+    rss_growth,
     run_in_threads,
 )
-from test_resources import needs_proc, rss_growth
 
 MODULE = "relu"
 
 
-_hostile_counts, bad = hostile_checks(MODULE)
+bad = hostile_checks(MODULE)
 
 
 def random_net(seed, widths):
@@ -242,8 +242,8 @@ def test_region_enumeration_interruptible():
     interrupted_quickly(lambda: R.equivalent(a, b, domain=(-10, 10), procedure="regions", max_regions=10**6))
 
 
-@needs_proc
-@pytest.mark.skipif(os.environ.get("PAPERKERNELS_SANITIZED") == "1", reason="ASan quarantines freed memory")
+@pytest.mark.needs_proc
+@pytest.mark.memory_growth
 def test_no_memory_growth():
     deep = random_net(5, [3, 8, 8, 6, 2])
     a = random_net(6, [2, 10, 1])

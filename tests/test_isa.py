@@ -82,13 +82,13 @@ def test_unknown_or_unsupported_isa_is_refused():
     with pytest.raises(TypeError, match="isa: expected one of"):
         paperkernels.set_isa(2)
     with pytest.raises(ValueError, match="isa: expected 'avx512', 'avx2' or 'sse2'"):
-        _core.isa_set("avx3")
+        _core.isa.set("avx3")
     missing = [isa for isa in ("avx512", "avx2") if isa not in ISAS]
     for isa in missing:
         with pytest.raises(ValueError, match=f"this CPU does not support '{isa}'"):
             paperkernels.set_isa(isa)
         with pytest.raises(ValueError, match=f"this CPU does not support '{isa}'"):
-            _core.isa_set(isa)
+            _core.isa.set(isa)
     assert paperkernels.get_isa() == before
 
 
@@ -131,7 +131,7 @@ def test_polar_moments_same_bits_under_every_isa():
 
     grid = ps.polar_grid(37, 19, rule="gauss")
     values = np.random.default_rng(5).random((7, 37, 19))
-    S = _core.shapes_half_size(12)
+    S = _core.shapes.half_size(12)
     under_every_isa(lambda: polar_basis(12, grid).analyse(values, 2, S))
 
 
@@ -148,11 +148,11 @@ def test_greedy_gram_and_learners_same_bits_under_every_isa():
     mean = X.mean(axis=0)
 
     def fit():
-        gram, xty = _core.greedy_centred_gram(X, mean, 2, y - y.mean())
+        gram, xty = _core.greedy.centred_gram(X, mean, 2, y - y.mean())
         xt = np.ascontiguousarray((X - mean).T)
         col_sq = np.einsum("ij,ij->i", xt, xt)
-        return (gram, xty, *_core.greedy_fit_gram(gram, xty, 6, 30, 0, 1e-10, 3, 9, 2),
-                *_core.greedy_fit_columns(xt, xty, col_sq, 6, 4, 1, 1e-10, 3, 9, 2))
+        return (gram, xty, *_core.greedy.fit_gram(gram, xty, 6, 30, 0, 1e-10, 3, 9, 2),
+                *_core.greedy.fit_columns(xt, xty, col_sq, 6, 4, 1, 1e-10, 3, 9, 2))
 
     under_every_isa(fit)
 

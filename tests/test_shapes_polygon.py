@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from _shapes_reference import polygon_moments_duffy, rectangle_moments_exact, shoelace
+from shapes_reference import polygon_moments_duffy, rectangle_moments_exact, shoelace
 
 import paperkernels.shapes as ps
 
@@ -183,7 +183,7 @@ def test_boundary_rule_identity_in_exact_arithmetic():
     # checked on polynomials in (z, zbar) with rational coefficients.
     from collections import defaultdict
 
-    from _shapes_reference import radial_coefficients
+    from shapes_reference import radial_coefficients
 
     def U(n, k):
         poly = defaultdict(int)

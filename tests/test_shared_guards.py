@@ -85,9 +85,35 @@ def test_thread_creation_failure_runs_on_fewer_threads():
     assert done.stdout.strip() == "same"
 
 
+@pytest.mark.test_hooks
 def test_real_sigint_stops_the_parallel_for():
     delay = assert_interrupts(
         "from paperkernels import _core",
-        "_core.parallel_busy_wait(64, 1.0, 2)",
+        "_core.testing.parallel_busy_wait(64, 1.0, 2)",
     )
     assert delay >= 0
+
+
+def test_optional_import_names_the_extra(monkeypatch):
+    import sys
+
+    from paperkernels._optional import optional_import
+
+    assert optional_import("math", "anything").sqrt(4.0) == 2.0
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)  # import raises ImportError
+    with pytest.raises(ImportError, match=r"plot_regret needs matplotlib: pip install 'paperkernels\[plot\]'"):
+        optional_import("matplotlib.pyplot", "plot_regret")
+    monkeypatch.setitem(sys.modules, "no_such_module_xyz", None)
+    with pytest.raises(ImportError, match=r"demo needs no_such_module_xyz: pip install no_such_module_xyz$"):
+        optional_import("no_such_module_xyz", "demo")
+
+
+def test_as_bool_refuses_integers_and_strings():
+    import numpy as np
+
+    from paperkernels._validation import as_bool
+
+    assert as_bool(True, "flag") is True and as_bool(np.bool_(False), "flag") is False
+    for value in (1, 0, "yes", None, np.array([True])):
+        with pytest.raises(TypeError, match="flag: expected a bool"):
+            as_bool(value, "flag")

@@ -160,7 +160,7 @@ def frank_wolfe(state, N, S, t, arms, sigma):
             M[j][c] = gj[j] - inner
         import numpy as np
 
-        z = _core.toptwo_matrix_game(np.array(M, dtype=np.float64)).tolist()
+        z = _core.toptwo.matrix_game(np.array(M, dtype=np.float64)).tolist()
     keep = (s - 1.0) / s
     for a in range(K):
         x[a] = keep * x[a] + z[a] / s

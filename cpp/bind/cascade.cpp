@@ -274,7 +274,7 @@ class PyLearner {
 
 void bind_cascade(py::module_& m) {
   m.def(
-      "cascade_state_space",
+      "state_space",
       [](int kind, int n_topics, int K, std::size_t max_states) {
         const StateSpace space = make_space(kind, n_topics, K, max_states);
         const int S = space.size();
@@ -312,7 +312,7 @@ void bind_cascade(py::module_& m) {
       "Reachable states before positions 1..K in breadth-first order: topic vectors, minimal depth, transitions.");
 
   m.def(
-      "cascade_click_table",
+      "click_table",
       [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta, int features,
          int link, int kind, int n_topics, int K, std::size_t max_states) {
         const ItemsView items = items_view(X, topics, n_topics);
@@ -334,7 +334,7 @@ void bind_cascade(py::module_& m) {
       "Click probabilities of every item in every reachable state (L x S).");
 
   m.def(
-      "cascade_plan_table",
+      "plan_table",
       [](const carray<double>& P, const carray<std::int64_t>& topics, int kind, int n_topics, int K, int method,
          double max_orderings, std::size_t max_states) {
         bind::require_ndim(P, 2, "probabilities");
@@ -371,7 +371,7 @@ void bind_cascade(py::module_& m) {
       "Plans a cascade of length K on a click table (columns: the state space's order).");
 
   m.def(
-      "cascade_plan_model",
+      "plan_model",
       [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta, int features,
          int link, int kind, int n_topics, int K, int method, std::size_t max_states) {
         const ItemsView items = items_view(X, topics, n_topics);
@@ -400,7 +400,7 @@ void bind_cascade(py::module_& m) {
       py::arg("n_topics"), py::arg("K"), py::arg("method"), py::arg("max_states"),
       "Plans on a model without its click table (items rank by x^T theta_x within a topic in every state).");
 
-  py::class_<PyLearner>(m, "cascade_Learner")
+  py::class_<PyLearner>(m, "Learner")
       .def(py::init([](int type, int K, int n_topics, int n_features, int state, int features, int link, int planner,
                        double lam, double beta, double delta, double S, std::size_t max_states, std::uint64_t seed,
                        std::uint64_t stream) {
@@ -433,7 +433,7 @@ void bind_cascade(py::module_& m) {
       .def("import_state", &PyLearner::import_state, py::arg("state"));
 
   m.def(
-      "cascade_simulate",
+      "simulate",
       [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& P, int kind, int n_topics,
          int K, double optimal_value, const py::list& learners, std::int64_t T, std::int64_t n_runs,
          std::uint64_t seed, unsigned n_threads, bool record, std::size_t max_states, std::int64_t first_run) {

@@ -60,7 +60,7 @@ py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, int cri
 
 void bind_greedy(py::module_& m) {
   m.def(
-      "greedy_centred_gram",
+      "centred_gram",
       [](const carray<double>& x, std::optional<carray<double>> mean, unsigned n_threads,
          std::optional<carray<double>> y) -> py::object {
         bind::require_ndim(x, 2, "X");
@@ -87,7 +87,7 @@ void bind_greedy(py::module_& m) {
       "bit-identical to greedy_centred_xty.");
 
   m.def(
-      "greedy_centred_xty",
+      "centred_xty",
       [](const carray<double>& x, std::optional<carray<double>> mean, const carray<double>& y) {
         bind::require_ndim(x, 2, "X");
         const py::ssize_t n = x.shape(0), p = x.shape(1);
@@ -106,7 +106,7 @@ void bind_greedy(py::module_& m) {
       "(X - mean)^T y for X (n, p) row-major and y (n,) (mean None: X^T y), samples summed in order.");
 
   m.def(
-      "greedy_fit_gram",
+      "fit_gram",
       [](const carray<double>& gram, const carray<double>& xty, std::size_t k, std::size_t m_candidates,
          int criterion, double tol, std::uint64_t seed, std::size_t n_learners, unsigned n_threads,
          std::uint64_t first_learner) {
@@ -132,7 +132,7 @@ void bind_greedy(py::module_& m) {
       "The same bits under any instruction set (paperkernels.set_isa).");
 
   m.def(
-      "greedy_fit_columns",
+      "fit_columns",
       [](const carray<double>& xt, const carray<double>& xty, const carray<double>& col_sq, std::size_t k,
          std::size_t m_candidates, int criterion, double tol, std::uint64_t seed, std::size_t n_learners,
          unsigned n_threads, std::uint64_t first_learner) {
@@ -151,10 +151,10 @@ void bind_greedy(py::module_& m) {
       py::arg("xt"), py::arg("xty"), py::arg("col_sq"), py::arg("k"), py::arg("m"), py::arg("criterion"),
       py::arg("tol"), py::arg("seed"), py::arg("n_learners"), py::arg("n_threads"), py::arg("first_learner") = 0,
       "Ensemble of forward selections without a Gram matrix: xt is the centred data transposed (p, n).\n"
-      "Same outputs as greedy_fit_gram.");
+      "Same outputs as fit_gram.");
 
   m.def(
-      "greedy_average_path",
+      "average_path",
       [](const carray<std::int64_t>& active, const carray<double>& coef, std::size_t n_features, bool identical,
          unsigned n_threads) {
         bind::require_ndim(active, 2, "active");

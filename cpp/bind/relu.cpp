@@ -49,7 +49,7 @@ std::shared_ptr<DeepFormHandle> make_form(const std::vector<carray<double>>& wei
 }  // namespace
 
 void bind_relu(py::module_& m) {
-  py::class_<DeepFormHandle, std::shared_ptr<DeepFormHandle>>(m, "relu_DeepForm",
+  py::class_<DeepFormHandle, std::shared_ptr<DeepFormHandle>>(m, "DeepForm",
                                                               "Generic deep canonical form (float path)")
       .def_property_readonly("ok", [](const DeepFormHandle& h) { return h.form->ok(); })
       .def_property_readonly("reason", [](const DeepFormHandle& h) { return h.form->reason(); })
@@ -97,7 +97,7 @@ void bind_relu(py::module_& m) {
       });
 
   m.def(
-      "relu_one_hidden_equal",
+      "one_hidden_equal",
       [](const carray<double>& W1a, const carray<double>& b1a, const carray<double>& W2a, const carray<double>& b2a,
          const carray<double>& W1b, const carray<double>& b1b, const carray<double>& W2b, const carray<double>& b2b) {
         auto view = [](const carray<double>& W1, const carray<double>& b1, const carray<double>& W2,
@@ -119,7 +119,7 @@ void bind_relu(py::module_& m) {
       },
       "Exact equivalence of two one-hidden-layer float64 networks (procedure (a) on their difference).");
 
-  m.def("relu_deep_form", &make_form, py::arg("weights"), py::arg("biases"),
+  m.def("deep_form", &make_form, py::arg("weights"), py::arg("biases"),
         "Generic deep canonical form of a float64 network: scales, pivots and orders, with every close "
         "decision settled exactly.");
 }

@@ -66,11 +66,11 @@ void check_rings(const carray<double>& xy, const carray<std::int64_t>& ring_star
 }  // namespace
 
 void bind_shapes(py::module_& m) {
-  m.def("shapes_half_size", [](int N) { return half_size(N); }, py::arg("N"),
+  m.def("half_size", [](int N) { return half_size(N); }, py::arg("N"),
         "S(N) = floor((N + 2)^2 / 4), the number of (n, m >= 0) pairs of order <= N.");
 
   m.def(
-      "shapes_radial_table",
+      "radial_table",
       [](int N, const carray<double>& rho) {
         require(N >= 0, "N: expected a non-negative order");
         const auto n = rho.size();
@@ -93,7 +93,7 @@ void bind_shapes(py::module_& m) {
       py::arg("N"), py::arg("rho"), "R_n^m(rho) for the half set of order N (Prata recurrence): shape (len(rho), S(N)).");
 
   m.def(
-      "shapes_radial_band",
+      "radial_band",
       [](int mm, int L, const carray<double>& rho) {
         require(mm >= 0 && L >= 0, "m, L: expected non-negative integers");
         const auto n = rho.size();
@@ -115,7 +115,7 @@ void bind_shapes(py::module_& m) {
       "R_{m+2j}^m(rho) for j < L (Kintner recurrence): shape (len(rho), L).");
 
   m.def(
-      "shapes_gauss_legendre",
+      "gauss_legendre",
       [](int q) {
         require(q >= 1, "q: expected a positive number of nodes");
         carray<double> x(q), w(q);
@@ -131,7 +131,7 @@ void bind_shapes(py::module_& m) {
       },
       py::arg("q"), "Gauss-Legendre nodes and weights on [-1, 1].");
 
-  py::class_<CartesianBasis, std::shared_ptr<CartesianBasis>>(m, "shapes_CartesianBasis")
+  py::class_<CartesianBasis, std::shared_ptr<CartesianBasis>>(m, "CartesianBasis")
       .def(py::init([](int N, int H, int W, int supersample, bool synthesis, double max_basis_bytes, unsigned threads) {
              py::gil_scoped_release release;
              return std::make_shared<CartesianBasis>(
@@ -181,7 +181,7 @@ void bind_shapes(py::module_& m) {
           },
           py::arg("coefficients"), py::arg("n_threads"), "Real field (B, H, W) of half-set coefficients (B, S).");
 
-  py::class_<PolarBasis, std::shared_ptr<PolarBasis>>(m, "shapes_PolarBasis")
+  py::class_<PolarBasis, std::shared_ptr<PolarBasis>>(m, "PolarBasis")
       .def(py::init([](int N, std::vector<double> theta, std::vector<double> wtheta, std::vector<double> rho,
                        std::vector<double> wrho, std::vector<double> scale) {
              py::gil_scoped_release release;
@@ -209,7 +209,7 @@ void bind_shapes(py::module_& m) {
           py::arg("values"), py::arg("n_threads"), py::arg("S"), "Zernike moments (B, S) of polar grids.");
 
   m.def(
-      "shapes_polygon_moments",
+      "polygon_moments",
       [](int N, const carray<double>& xy, const carray<std::int64_t>& ring_start, const carray<double>& ring_sign,
          const carray<std::int64_t>& poly_start, const std::string& rule, unsigned threads) {
         require(N >= 0, "N: expected a non-negative order");
@@ -241,7 +241,7 @@ void bind_shapes(py::module_& m) {
       py::arg("rule"), py::arg("n_threads"), "Exact Zernike moments (B, S) of polygons given as packed rings.");
 
   m.def(
-      "shapes_freqprop",
+      "freqprop",
       [](const carray<cplx>& z, int N, double lambda, bool radial, bool angular, bool inverse) {
         require(z.ndim() == 2 && z.shape(1) == static_cast<py::ssize_t>(half_size(N)),
                 "coefficients: expected shape (B, S(N))");
@@ -267,7 +267,7 @@ void bind_shapes(py::module_& m) {
       "Frequency propagation (or its inverse) of half-set coefficients (B, S).");
 
   m.def(
-      "shapes_rasterize",
+      "rasterize",
       [](const carray<double>& xy, const carray<std::int64_t>& ring_start, const carray<double>& ring_sign,
          const carray<std::int64_t>& poly_start, int H, int W, int supersample, unsigned threads) {
         require(H >= 1 && W >= 1, "res: expected positive image sizes");
@@ -290,7 +290,7 @@ void bind_shapes(py::module_& m) {
       py::arg("W"), py::arg("supersample"), py::arg("n_threads"), "Coverage masks (B, H, W) of packed polygons.");
 
   m.def(
-      "shapes_resample",
+      "resample",
       [](const py::array& masks, const carray<double>& transform, int R, int C, int supersample, unsigned threads) {
         require(masks.ndim() == 3, "masks: expected a 3-d array");
         const auto B = masks.shape(0);

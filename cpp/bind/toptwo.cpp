@@ -514,7 +514,7 @@ class IncrementalSampler {
 }  // namespace
 
 void bind_toptwo(py::module_& m) {
-  py::class_<Config>(m, "toptwo_Config", "Sampler options, validated (private).")
+  py::class_<Config>(m, "Config", "Sampler options, validated (private).")
       .def(py::init<int, double, const std::string&, const std::string&, const std::string&, bool, std::int64_t,
                     const std::string&, double, const std::string&, double, const py::object&, const std::string&, bool,
                     double, const std::string&, std::int64_t, const std::string&, double, double, double>(),
@@ -526,7 +526,7 @@ void bind_toptwo(py::module_& m) {
            py::arg("lil_epsilon") = 0.01, py::arg("lil_beta") = 1.0, py::arg("lil_lambda") = 9.0);
 
   m.def(
-      "toptwo_identify",
+      "identify",
       [](const Config& config, const carray<double>& mu_arr, std::uint64_t seed, std::int64_t max_steps, bool record) {
         const std::vector<double> mu = to_vector(mu_arr, "mu");
         check_mu(config, mu);
@@ -538,7 +538,7 @@ void bind_toptwo(py::module_& m) {
       "One episode: (recommendation, tau, N, S, hit_max_steps, arms or None, rewards or None).");
 
   m.def(
-      "toptwo_run_many",
+      "run_many",
       [](const Config& config, const carray<double>& mu_arr, std::uint64_t seed, std::int64_t n_runs,
          std::int64_t max_steps, unsigned n_threads, std::int64_t first_run) {
         const std::vector<double> mu = to_vector(mu_arr, "mu");
@@ -554,7 +554,7 @@ void bind_toptwo(py::module_& m) {
       py::arg("n_threads"), py::arg("first_run") = 0,
       "Episodes r = first_run .. first_run + n_runs - 1 in parallel: (tau, recommendation, N, S, hit_max_steps).");
 
-  py::class_<IncrementalSampler>(m, "toptwo_Sampler", "Incremental top-two sampler (private).")
+  py::class_<IncrementalSampler>(m, "Sampler", "Incremental top-two sampler (private).")
       .def(py::init<const Config&, std::uint64_t>(), py::arg("config"), py::arg("seed"))
       .def_property_readonly("K", &IncrementalSampler::K)
       .def_property_readonly("t", &IncrementalSampler::t)
@@ -574,7 +574,7 @@ void bind_toptwo(py::module_& m) {
       .def("state", &IncrementalSampler::state);
 
   m.def(
-      "toptwo_characteristic_time",
+      "characteristic_time",
       [](const carray<double>& mu_arr, double beta, const std::string& arms, double sigma) {
         const std::vector<double> mu = to_vector(mu_arr, "mu");
         CharacteristicTime result;
@@ -598,7 +598,7 @@ void bind_toptwo(py::module_& m) {
       "(T, weights, beta, best): T*_beta for the given beta, or T* (beta optimised) when beta is NaN.");
 
   m.def(
-      "toptwo_matrix_game",
+      "matrix_game",
       [](const carray<double>& M) {
         bind::require_ndim(M, 2, "M");
         const int K = static_cast<int>(M.shape(0)), J = static_cast<int>(M.shape(1));
@@ -612,7 +612,7 @@ void bind_toptwo(py::module_& m) {
       py::arg("M"), "Optimal row strategy of the zero-sum game max_z min_j (M^T z)_j (private).");
 
   m.def(
-      "toptwo_kl_bernoulli",
+      "kl_bernoulli",
       [](const carray<double>& p, const carray<double>& q) {
         require(p.size() == q.size(), "p, q: expected arrays of the same size");
         carray<double> out(p.size());
@@ -628,7 +628,7 @@ void bind_toptwo(py::module_& m) {
       py::arg("p"), py::arg("q"), "Elementwise Bernoulli KL divergence of flat arrays.");
 
   m.def(
-      "toptwo_transportation_cost",
+      "transportation_cost",
       [](const carray<double>& mu_i, const carray<double>& n_i, const carray<double>& mu_j,
          const carray<double>& n_j, const std::string& arms, double sigma) {
         const py::ssize_t n = mu_i.size();
@@ -646,7 +646,7 @@ void bind_toptwo(py::module_& m) {
       "Elementwise transportation cost W(i, j) of flat arrays.");
 
   m.def(
-      "toptwo_threshold",
+      "threshold",
       [](const std::string& kind, double delta, int K, const carray<std::int64_t>& t) {
         Config config(K, 0.5, "TCI", "random", "random", false, 1, "bernoulli", 1.0, kind, delta, py::none());
         carray<double> out(t.size());

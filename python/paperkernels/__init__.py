@@ -16,7 +16,6 @@ results. :func:`show_config` prints the version, the build and the CPU's feature
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from typing import Any, List
 
 from ._isa import apply_environment as _apply_isa_environment
@@ -30,7 +29,7 @@ _LAZY_MODULES = (*MODULES, "distributed")
 
 __all__ = [
     "__version__",
-    "available_modules",
+    "MODULES",
     "limits",
     "Limits",
     "get_isa",
@@ -42,27 +41,9 @@ __all__ = [
 
 _apply_isa_environment()  # PAPERKERNELS_ISA, if set
 
+from ._public import export as _export  # noqa: E402
 
-def available_modules() -> List[str]:
-    """Names of the paper modules present in this build, in the package's canonical order.
-
-    Returns
-    -------
-    list of str
-        A subset of ``["toptwo", "cascade", "greedy", "shapes", "relu"]``, in that order. The
-        modules are found without being imported.
-
-    Examples
-    --------
-    >>> import paperkernels
-    >>> paperkernels.available_modules()
-    ['toptwo', 'cascade', 'greedy', 'shapes', 'relu']
-    """
-    found = []
-    for name in MODULES:
-        if importlib.util.find_spec(f"{__name__}.{name}") is not None:
-            found.append(name)
-    return found
+_export(__name__, globals(), __all__)
 
 
 def __getattr__(name: str) -> Any:
@@ -70,6 +51,15 @@ def __getattr__(name: str) -> Any:
         module = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = module
         return module
+    if name == "available_modules":  # before 0.2: every module is always built
+        import warnings
+
+        warnings.warn(
+            "paperkernels.available_modules() is deprecated: every module is always present, see paperkernels.MODULES",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return lambda: list(MODULES)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

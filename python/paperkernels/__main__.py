@@ -4,26 +4,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 import time
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
-from . import MODULES, __version__, available_modules
+from . import MODULES, __version__
 from ._report import Report
 
 
-def _demo_modules() -> List[str]:
-    names = []
-    for name in available_modules():
-        if importlib.util.find_spec(f"paperkernels._demos.{name}") is not None:
-            names.append(name)
-    return names
-
-
 def run_demo(modules: Sequence[str], report: Report) -> int:
-    names = list(modules) or _demo_modules()
-    report.line(f"paperkernels {__version__} demo: {', '.join(names) if names else 'no modules built yet'}")
+    names = list(modules) or list(MODULES)
+    report.line(f"paperkernels {__version__} demo: {', '.join(names)}")
     for name in names:
         demo = importlib.import_module(f"paperkernels._demos.{name}")
         report.heading(f"paperkernels.{name}")

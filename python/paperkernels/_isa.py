@@ -30,12 +30,12 @@ def _extension() -> Any:
 
 def supported_isas() -> List[str]:
     """The instruction sets this CPU runs, widest first (a subset of ``("avx512", "avx2", "sse2")``)."""
-    return list(_extension().isa_supported())
+    return list(_extension().isa.supported())
 
 
 def get_isa() -> str:
     """The instruction set the SIMD kernels use now: ``"avx512"``, ``"avx2"`` or ``"sse2"``."""
-    return str(_extension().isa_get())
+    return str(_extension().isa.get())
 
 
 class _IsaContext:
@@ -49,7 +49,7 @@ class _IsaContext:
         return self._current
 
     def __exit__(self, *exc: object) -> None:
-        _extension().isa_set(self._previous)
+        _extension().isa.set(self._previous)
 
     def __repr__(self) -> str:
         return f"set_isa({self._current!r})"
@@ -95,7 +95,7 @@ def set_isa(isa: str) -> _IsaContext:
     """
     key = _resolve(isa, "isa")
     previous = get_isa()
-    _extension().isa_set(key)
+    _extension().isa.set(key)
     return _IsaContext(previous, key)
 
 
@@ -103,7 +103,7 @@ def apply_environment() -> None:
     """Apply ``PAPERKERNELS_ISA`` (called once when paperkernels is imported)."""
     value = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
     if value:
-        _extension().isa_set(_resolve(value, ENVIRONMENT_VARIABLE))
+        _extension().isa.set(_resolve(value, ENVIRONMENT_VARIABLE))
 
 
 def _cpu_model() -> str:
@@ -120,7 +120,7 @@ def _cpu_model() -> str:
 def config() -> Dict[str, Any]:
     """The facts :func:`show_config` prints, as nested dictionaries."""
     build = dict(_extension().build_info())
-    features = list(_extension().cpu_features())
+    features = list(_extension().isa.cpu_features())
     return {
         "paperkernels": {"version": __version__},
         "python": {"version": sys.version.split()[0], "implementation": platform.python_implementation()},

@@ -160,6 +160,13 @@ def as_choice(value: Any, name: str, choices: Sequence[str]) -> str:
     return value
 
 
+def as_bool(value: Any, name: str) -> bool:
+    """A Python or numpy bool (not 0/1, not a string: a flag passed by position by mistake is refused)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected a bool, got {type(value).__name__} {_describe(value)}")
+    return bool(value)
+
+
 def available_cores() -> int:
     """Cores this process may run on (affinity-aware where the platform says)."""
     try:

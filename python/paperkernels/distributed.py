@@ -826,3 +826,8 @@ def _encode_shapes(encoder: Any, shapes: Any, client: Any, chunk_size: int, prog
         distributed = _require_distributed()
         distributed.progress(codes)
     return codes
+
+
+from ._public import export as _export  # noqa: E402
+
+_export(__name__, globals(), __all__)

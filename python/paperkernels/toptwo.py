@@ -419,7 +419,7 @@ def _resolve_threshold(threshold: Any, delta: float, max_steps: Any, min_steps: 
 
 
 def _config(K: int, opts: Dict[str, Any], kind: str, values: Optional[np.ndarray]) -> Any:
-    return _core.toptwo_Config(
+    return _core.toptwo.Config(
         K, opts["beta"], opts["challenger"], opts["rule"], opts["tie_break"], opts["forced_exploration"],
         opts["min_pulls"], opts["arms"], opts["sigma"], kind, opts["delta"], values, opts["leader"], opts["uniform"],
         opts["ucb_alpha"], opts["tracking"], opts["weights_every"], opts["racing"], opts["lil_epsilon"],
@@ -539,7 +539,7 @@ def identify(
             "reward each)", "lower max_steps or run with record=False",
         )
     seed_value = as_seed(seed)
-    rec, tau, N, S, hit, pulled, rewards = _core.toptwo_identify(config, values, seed_value, max_steps, bool(record))
+    rec, tau, N, S, hit, pulled, rewards = _core.toptwo.identify(config, values, seed_value, max_steps, bool(record))
     return Episode(int(rec), int(tau), N, S, bool(hit), pulled, rewards)
 
 
@@ -605,7 +605,7 @@ def run_many(
     first_run = as_int(first_run, "first_run", low=0, high=2**62 - n_runs)
     threads = as_n_threads(n_threads)
     seed_value = as_seed(seed)
-    tau, rec, N, S, hit = _core.toptwo_run_many(config, values, seed_value, n_runs, max_steps, threads, first_run)
+    tau, rec, N, S, hit = _core.toptwo.run_many(config, values, seed_value, n_runs, max_steps, threads, first_run)
     return Runs(tau, rec, N, S, hit, best)
 
 
@@ -829,7 +829,7 @@ class TopTwo:
             kind, values = "array", _threshold_array(threshold)
         self._threshold_kind = kind
         self._threshold_values = values
-        self._core = _core.toptwo_Sampler(_config(K, opts, kind, values), as_seed(seed))
+        self._core = _core.toptwo.Sampler(_config(K, opts, kind, values), as_seed(seed))
 
     # Pickling and copies: the options, the threshold and the sampler's exact state (counts, sums,
     # tracking counters, decision generator and the decisions cached for the current state), so a
@@ -870,7 +870,7 @@ class TopTwo:
         self._threshold_fn = fn
         self._threshold_kind = kind
         self._threshold_values = values
-        core = _core.toptwo_Sampler(_config(K, opts, kind, values), 0)
+        core = _core.toptwo.Sampler(_config(K, opts, kind, values), 0)
         c = core_state
         core.set_state(
             int(c["t"]), as_array(c["N"], "state N", dtype=np.int64, shape=(K,)),
@@ -1033,7 +1033,7 @@ def characteristic_time(mu: Any, beta: Optional[float] = None, arms: str = "bern
         if not np.isfinite(square):
             raise ValueError("mu, sigma: the squared gaps (max(mu) - min(mu))^2 / sigma^2 overflow float64")
     b = math.nan if beta is None else as_float(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True)
-    T, weights, beta_out, best = _core.toptwo_characteristic_time(values, b, arms, sigma)
+    T, weights, beta_out, best = _core.toptwo.characteristic_time(values, b, arms, sigma)
     return CharacteristicTime(float(T), weights, float(beta_out), int(best))
 
 
@@ -1060,7 +1060,7 @@ def kl_bernoulli(p: Any, q: Any) -> Union[float, np.ndarray]:
     qa = as_array(q, "q", low=0.0, high=1.0, allow_empty=True)
     shape = _broadcast_shape("p, q", p, q)
     pb, qb = (np.ascontiguousarray(np.broadcast_to(x.reshape(np.shape(raw)), shape)).ravel() for x, raw in ((pa, p), (qa, q)))
-    return _scalar_or_array(_core.toptwo_kl_bernoulli(pb, qb), shape)
+    return _scalar_or_array(_core.toptwo.kl_bernoulli(pb, qb), shape)
 
 
 def transportation_cost(mu_i: Any, n_i: Any, mu_j: Any, n_j: Any, arms: str = "bernoulli", sigma: float = 1.0) -> Union[float, np.ndarray]:
@@ -1083,7 +1083,7 @@ def transportation_cost(mu_i: Any, n_i: Any, mu_j: Any, n_j: Any, arms: str = "b
     raws = (mu_i, n_i, mu_j, n_j)
     shape = _broadcast_shape("mu_i, n_i, mu_j, n_j", *raws)
     flat = [np.ascontiguousarray(np.broadcast_to(x.reshape(np.shape(raw)), shape)).ravel() for x, raw in zip((a, b, c, d), raws)]
-    return _scalar_or_array(_core.toptwo_transportation_cost(*flat, arms, sigma), shape)
+    return _scalar_or_array(_core.toptwo.transportation_cost(*flat, arms, sigma), shape)
 
 
 def stopping_threshold(t: Any, delta: float, K: int, kind: str = "gk16") -> Union[float, np.ndarray]:
@@ -1092,5 +1092,10 @@ def stopping_threshold(t: Any, delta: float, K: int, kind: str = "gk16") -> Unio
     delta = as_float(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
     K = as_int(K, "K", low=2)
     ta = as_array(t, "t", dtype=np.int64, low=1, allow_empty=True)
-    out = _core.toptwo_threshold(kind, delta, K, ta.ravel())
+    out = _core.toptwo.threshold(kind, delta, K, ta.ravel())
     return _scalar_or_array(out, np.shape(t))
+
+
+from ._public import export as _export  # noqa: E402
+
+_export(__name__, globals(), __all__)

@@ -72,3 +72,8 @@ __all__ = [
     "toy_catalogue",
     "worked_example",
 ]
+
+
+from .._public import export as _export  # noqa: E402
+
+_export(__name__, globals(), __all__)

@@ -33,7 +33,7 @@ def worked_example() -> CascadeEnvironment:
 
 
 def _uniforms(seed: int, stream: int, shape: Tuple[int, ...]) -> np.ndarray:
-    return _core.random_uniform(seed, stream, int(np.prod(shape))).reshape(shape)
+    return _core.common.random_uniform(seed, stream, int(np.prod(shape))).reshape(shape)
 
 
 def _default_gamma(seed: int, m: int) -> np.ndarray:

@@ -90,13 +90,13 @@ class CascadeLearner:
         return {"K": self.K, "n_topics": self.n_topics}
 
     def _options(self) -> Dict[str, Any]:
-        """Configuration beyond the dimensions, as keyword arguments of _core.cascade_Learner."""
+        """Configuration beyond the dimensions, as keyword arguments of _core.cascade.Learner."""
         return dict(state=0, features=0, link=0, planner=0, lam=1.0, beta=float("nan"), delta=0.05, S=1.0)
 
     def _make(self, K: int, n_topics: int, n_features: int, seed: int = 0, stream: int = 0) -> Any:
         if self._type == "topic_ucb":
             count_states(self.state, n_topics, K, MAX_STATES)  # refuses oversized spaces at once
-        return _core.cascade_Learner(
+        return _core.cascade.Learner(
             type=_TYPE_CODE[self._type], K=K, n_topics=n_topics, n_features=n_features,
             max_states=MAX_STATES, seed=seed, stream=stream, **self._options(),
         )

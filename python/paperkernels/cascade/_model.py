@@ -142,7 +142,7 @@ class StateSpace:
             f"the {n_states} states (topic vectors and transitions of {self.n_topics} topics)",
             "use fewer topics or a shorter cascade",
         )
-        raw = _core.cascade_state_space(_KIND_CODE[self.kind], self.n_topics, self.K, self.max_states)
+        raw = _core.cascade.state_space(_KIND_CODE[self.kind], self.n_topics, self.K, self.max_states)
         #: (S, m) topic vectors of the states.
         self.vectors: np.ndarray = raw["vectors"]
         #: (S,) least number of items shown to reach each state.
@@ -380,7 +380,7 @@ class TopicCascadeModel:
             self.n_items * n_states * 8, "K", f"the click table of {self.n_items} items x {n_states} states",
             "use a shorter cascade or fewer topics",
         )
-        return _core.cascade_click_table(
+        return _core.cascade.click_table(
             self.X, self.topics, self.theta, _FEATURE_CODE[self.features], _LINK_CODE[self.link],
             _KIND_CODE[self.state], self.n_topics, K, max_states,
         )

@@ -73,7 +73,7 @@ def plan(
     if isinstance(source, TopicCascadeModel):
         K = check_K(K, source.n_items, source.state)
         if method != "brute":
-            out = _core.cascade_plan_model(
+            out = _core.cascade.plan_model(
                 source.X, source.topics, source.theta, _FEATURE_CODE[source.features], _LINK_CODE[source.link],
                 _KIND_CODE[source.state], source.n_topics, K, _PLANNER_CODE[method], MAX_STATES,
             )
@@ -87,5 +87,5 @@ def plan(
         table, topics, kind, m = source.probabilities, source.topics, source.state, source.n_topics
     else:
         raise TypeError(f"source: expected a TopicCascadeModel or a ClickTable, got {type(source).__name__}")
-    out = _core.cascade_plan_table(table, topics, _KIND_CODE[kind], m, K, _PLANNER_CODE[method], max_orderings, MAX_STATES)
+    out = _core.cascade.plan_table(table, topics, _KIND_CODE[kind], m, K, _PLANNER_CODE[method], max_orderings, MAX_STATES)
     return Plan(out["cascade"].astype(np.int64), float(out["value"]))

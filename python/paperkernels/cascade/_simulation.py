@@ -203,7 +203,7 @@ def simulate(
     model = env.model
     specs = [l._spec(env.K, model.n_topics, model.n_features) for l in learners]
     optimal = env.optimal
-    regret, cascades, clicks = _core.cascade_simulate(
+    regret, cascades, clicks = _core.cascade.simulate(
         model.X, model.topics, env.click_table, _KIND_CODE[model.state], model.n_topics, env.K,
         optimal.value, specs, T, n_seeds, seed_value, threads, bool(record), MAX_STATES, first_run,
     )
@@ -229,7 +229,7 @@ def click_uniforms(seed: int, run: int, T: int, n_items: int) -> np.ndarray:
     T = as_int(T, "T", low=0)
     n_items = as_int(n_items, "n_items", low=1)
     check_result_bytes(8 * T * n_items, "T, n_items", f"the uniforms of {T} rounds x {n_items} items", "ask for fewer rounds")
-    return _core.random_uniform(seed_value, run, T * n_items).reshape(T, n_items)
+    return _core.common.random_uniform(seed_value, run, T * n_items).reshape(T, n_items)
 
 
 def plot_regret(

@@ -40,6 +40,6 @@ __all__ = [
 
 # The public names live here (help(), reprs, pickles and the API reference show
 # paperkernels.greedy, not the private module that defines them).
-for _name in __all__:
-    globals()[_name].__module__ = __name__
-del _name
+from .._public import export as _export
+
+_export(__name__, globals(), __all__)

@@ -152,10 +152,10 @@ class CentredDesign:
                 # the BLAS library, its threads or n_threads.
                 self._x = X
                 if y is None:
-                    self.gram = _core.greedy_centred_gram(X, self._mean, n_threads)
+                    self.gram = _core.greedy.centred_gram(X, self._mean, n_threads)
                 else:
                     y_mean, y_centred = self._centre(y)
-                    self.gram, xty = _core.greedy_centred_gram(X, self._mean, n_threads, y_centred)
+                    self.gram, xty = _core.greedy.centred_gram(X, self._mean, n_threads, y_centred)
                     self._prepared = (y, self._checked_response(y_mean, y_centred, xty))
                 self.col_sq = np.ascontiguousarray(np.diagonal(self.gram))
             else:
@@ -204,7 +204,7 @@ class CentredDesign:
 
     def xty(self, y_centred: np.ndarray) -> np.ndarray:
         if self.gram is not None:
-            return _core.greedy_centred_xty(self._x, self._mean, np.ascontiguousarray(y_centred))
+            return _core.greedy.centred_xty(self._x, self._mean, np.ascontiguousarray(y_centred))
         return self.xt @ y_centred
 
     def _centre(self, y: np.ndarray):
@@ -246,10 +246,10 @@ class CentredDesign:
         code = CRITERIA[criterion]
         xty = response.xty
         if self.gram is not None:
-            path, active, coef, gains = _core.greedy_fit_gram(self.gram, xty, k, m, code, tol, seed, n_learners,
+            path, active, coef, gains = _core.greedy.fit_gram(self.gram, xty, k, m, code, tol, seed, n_learners,
                                                                  n_threads, first_learner)
         else:
-            path, active, coef, gains = _core.greedy_fit_columns(self.xt, xty, self.col_sq, k, m, code, tol, seed,
+            path, active, coef, gains = _core.greedy.fit_columns(self.xt, xty, self.col_sq, k, m, code, tol, seed,
                                                                     n_learners, n_threads, first_learner)
         return self._path(path, response.y_mean, active, gains, coef)
 
@@ -263,7 +263,7 @@ class CentredDesign:
         active = np.ascontiguousarray(np.concatenate([part.active for part in parts]))
         coef = np.ascontiguousarray(np.concatenate([part.learner_coef for part in parts]))
         gains = np.concatenate([part.gains for part in parts])
-        path = _core.greedy_average_path(active, coef, self.n_features, m >= self.n_features, n_threads)
+        path = _core.greedy.average_path(active, coef, self.n_features, m >= self.n_features, n_threads)
         return self._path(path, y_mean, active, gains, coef)
 
 

@@ -95,3 +95,8 @@ def canonical_form(net: ReLUNet, method: str = "auto", *, exact: bool = False) -
         if form is not None:
             return form
     return canonical_form_exact(net, method)
+
+
+from .._public import export as _export  # noqa: E402
+
+_export(__name__, globals(), __all__)

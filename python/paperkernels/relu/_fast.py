@@ -13,7 +13,7 @@ from ._net import ReLUNet
 
 def deep_handle(net: ReLUNet):
     Ws, bs = net.float_parameters()
-    return _core.relu_deep_form([np.ascontiguousarray(W) for W in Ws], [np.ascontiguousarray(b) for b in bs])
+    return _core.relu.deep_form([np.ascontiguousarray(W) for W in Ws], [np.ascontiguousarray(b) for b in bs])
 
 
 def deep_form(net: ReLUNet) -> Optional[CanonicalForm]:
@@ -54,4 +54,4 @@ def one_hidden_equal(a: ReLUNet, b: ReLUNet) -> Optional[bool]:
         return None
     (A1, A2), (a1, a2) = a.float_parameters()
     (B1, B2), (b1, b2) = b.float_parameters()
-    return bool(_core.relu_one_hidden_equal(A1, a1, A2, a2, B1, b1, B2, b2))
+    return bool(_core.relu.one_hidden_equal(A1, a1, A2, a2, B1, b1, B2, b2))

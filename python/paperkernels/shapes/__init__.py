@@ -58,3 +58,8 @@ __all__ = [
     "zernike_basis",
     "zernike_moments",
 ]
+
+
+from .._public import export as _export  # noqa: E402
+
+_export(__name__, globals(), __all__)

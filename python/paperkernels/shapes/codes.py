@@ -76,7 +76,7 @@ def freqprop(z: Any, lam: float = 0.6, *, angular: bool = True) -> np.ndarray:
     """
     lam = as_float(lam, "lam")
     arr, single = _as_coefficients(z)
-    out = _finite(_core.shapes_freqprop(arr, order_of(arr, "z"), lam, True, bool(angular), False))
+    out = _finite(_core.shapes.freqprop(arr, order_of(arr, "z"), lam, True, bool(angular), False))
     return out[0] if single else out
 
 
@@ -113,7 +113,7 @@ def inverse_freqprop(z: Any, lam: float = 0.6, *, angular: bool = True) -> np.nd
     """
     lam = as_float(lam, "lam")
     arr, single = _as_coefficients(z)
-    out = _finite(_core.shapes_freqprop(arr, order_of(arr, "z"), lam, True, bool(angular), True))
+    out = _finite(_core.shapes.freqprop(arr, order_of(arr, "z"), lam, True, bool(angular), True))
     return out[0] if single else out
 
 

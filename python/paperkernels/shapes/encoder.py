@@ -386,10 +386,10 @@ class XShapeEncoder:
 
     def _finish(self, z: np.ndarray, lam: float, single: bool) -> np.ndarray:
         if self.invariant:
-            z = _core.shapes_freqprop(z, self.N, lam, True, False, False) if lam else z
+            z = _core.shapes.freqprop(z, self.N, lam, True, False, False) if lam else z
             codes = np.abs(z)
         else:
-            z = _core.shapes_freqprop(z, self.N, lam, True, True, False) if lam else z
+            z = _core.shapes.freqprop(z, self.N, lam, True, True, False) if lam else z
             codes = np.ascontiguousarray(z).view(np.float64)
         if codes.shape[1] != self.length:
             fitted = np.zeros((codes.shape[0], self.length))
@@ -450,7 +450,7 @@ class XShapeEncoder:
             raise ValueError(f"{name}: expected shape ({self.length},) or (B, {self.length}), got {arr.shape}")
         z = from_codes(arr, self.N, name)
         if lam:
-            z = _core.shapes_freqprop(np.ascontiguousarray(z), self.N, lam, True, True, True)
+            z = _core.shapes.freqprop(np.ascontiguousarray(z), self.N, lam, True, True, True)
         return z, single
 
     def decode_geometry(
@@ -505,7 +505,7 @@ class XShapeEncoder:
             else:
                 pg = self.polar_grid()
                 nm = self.indices
-                radial = _core.shapes_radial_table(self.N, pg.rho) * np.sqrt((nm[:, 0] + 1) / np.pi)
+                radial = _core.shapes.radial_table(self.N, pg.rho) * np.sqrt((nm[:, 0] + 1) / np.pi)
                 weight = np.where(nm[:, 1] == 0, 1.0, 2.0)
                 field = np.zeros((z.shape[0],) + pg.shape)
                 for m in range(self.N + 1):

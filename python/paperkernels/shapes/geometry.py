@@ -206,7 +206,7 @@ def _normalize_masks(shape, margin, res, supersample, compat, n_threads) -> Tupl
     R, C = (H, W) if res is None else _as_resolution(res)
     supersample = as_int(supersample, "supersample", low=1, high=16)
     check_output_bytes((B, R, C), "res", "normalise smaller batches or at a lower res")
-    unit = _core.shapes_resample(masks, np.ascontiguousarray(pose), R, C, supersample, as_n_threads(n_threads))
+    unit = _core.shapes.resample(masks, np.ascontiguousarray(pose), R, C, supersample, as_n_threads(n_threads))
     return (unit[0], pose[0]) if single else (unit, pose)
 
 
@@ -295,7 +295,7 @@ def denormalize(
     R, C = masks.shape[1:] if res is None else _as_resolution(res)
     supersample = as_int(supersample, "supersample", low=1, high=16)
     check_output_bytes((len(masks), R, C), "res", "denormalise smaller batches or at a lower res")
-    world = _core.shapes_resample(masks, np.ascontiguousarray(inverse), R, C, supersample, as_n_threads(n_threads))
+    world = _core.shapes.resample(masks, np.ascontiguousarray(inverse), R, C, supersample, as_n_threads(n_threads))
     return world[0] if single else world
 
 
@@ -339,7 +339,7 @@ def rasterize(polygons: Any, res: Any = 128, *, supersample: int = 1, n_threads:
     batch, single = split_polygons(polygons, "polygons")
     packed = pack_polygons(batch, "polygons", unit_disk=False)
     check_output_bytes((packed.count, H, W), "res", "rasterise smaller batches or at a lower res")
-    out = _core.shapes_rasterize(
+    out = _core.shapes.rasterize(
         packed.vertices,
         packed.ring_start,
         packed.ring_sign,

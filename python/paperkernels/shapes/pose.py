@@ -136,7 +136,7 @@ class PoseEncoder:
             top = int(self.orders[-1])
             n_nodes = max(256, top // 2 + 160) if n_nodes is None else as_int(n_nodes, "n_nodes", low=8, high=MAX_GAUSS_NODES)
             self._check_memory(n_nodes * max(self.K, self.L), "n_nodes", f"the {n_nodes}-node window tables")
-            x, w = _core.shapes_gauss_legendre(n_nodes)
+            x, w = _core.shapes.gauss_legendre(n_nodes)
             self._rho = 0.5 * (x + 1.0)
             self._weight = 0.5 * w * self._rho  # includes the area factor rho
         else:
@@ -264,7 +264,7 @@ class PoseEncoder:
         """
         if self.compat is not None:
             self._check_compat_memory(int(L))
-        radials = _core.shapes_radial_band(int(m), int(L), np.ascontiguousarray(self._rho))
+        radials = _core.shapes.radial_band(int(m), int(L), np.ascontiguousarray(self._rho))
         if self.compat is None:
             return (self._windows * self._weight[:, None]).T @ radials
         return _trapezoid(self._windows.T[:, None, :] * radials.T[None, :, :] * self._rho, self._rho)
@@ -303,7 +303,7 @@ class PoseEncoder:
             return self.band_gram(m, L) * (2.0 * (orders + 1))
         # The reference divides two trapezoid double integrals; the angular factors cancel up to
         # rounding and its 1e-12 regulariser.
-        radials = _core.shapes_radial_band(int(m), int(L), np.ascontiguousarray(self._rho))
+        radials = _core.shapes.radial_band(int(m), int(L), np.ascontiguousarray(self._rho))
         cos2 = np.cos(m * self._theta) ** 2
         angular = _trapezoid(cos2, self._theta)
         value = self.band_gram(m, L) * angular
@@ -420,7 +420,7 @@ class PoseEncoder:
             scaled = a / (2.0 * (self.orders + 1))
             solution = np.linalg.lstsq(self.gram.T, np.atleast_2d(scaled).T, rcond=None)[0].T
             return solution[0] if a.ndim == 1 else solution
-        radials = _core.shapes_radial_band(self.m_p, self.L, np.ascontiguousarray(self._rho))
+        radials = _core.shapes.radial_band(self.m_p, self.L, np.ascontiguousarray(self._rho))
         radial_norms = _trapezoid(radials.T**2 * self._rho, self._rho)
         return (a * radial_norms) @ np.linalg.pinv(self.gram)
 

@@ -150,7 +150,7 @@ def radial(n: int, m: int, rho: Any) -> np.ndarray:
         raise ValueError(f"m: expected n - m even, got n = {n}, m = {m}")
     flat, shape = _as_radii(rho)
     check_output_bytes((flat.size, (n - abs(m)) // 2 + 1), "rho", "evaluate fewer radii per call")
-    values = _core.shapes_radial_band(abs(m), (n - abs(m)) // 2 + 1, flat)[:, -1]
+    values = _core.shapes.radial_band(abs(m), (n - abs(m)) // 2 + 1, flat)[:, -1]
     return values.reshape(shape)
 
 
@@ -189,7 +189,7 @@ def radial_table(N: int, rho: Any) -> np.ndarray:
     N = as_order(N)
     flat, shape = _as_radii(rho)
     check_output_bytes((flat.size, (N + 2) ** 2 // 4), "rho", "evaluate fewer radii per call (or a lower N)", what="table")
-    return _core.shapes_radial_table(N, flat).reshape(shape + (-1,))
+    return _core.shapes.radial_table(N, flat).reshape(shape + (-1,))
 
 
 def zernike_basis(N: int, rho: Any, theta: Any) -> np.ndarray:
@@ -331,7 +331,7 @@ def polar_grid(n_theta: int, n_rho: int, rule: str = "midpoint") -> PolarGrid:
         rho = (np.arange(n_rho) + 0.5) / n_rho
         w = np.full(n_rho, 1.0 / n_rho)
     else:
-        x, w = _core.shapes_gauss_legendre(n_rho)
+        x, w = _core.shapes.gauss_legendre(n_rho)
         rho, w = 0.5 * (x + 1.0), 0.5 * w
     return PolarGrid(theta=theta, rho=rho, wtheta=wtheta, wrho=w * rho)
 
@@ -374,7 +374,7 @@ def cartesian_basis(
             f"the pixel tables of a {H} x {W} grid",
             "use smaller images (resample them) or split them into tiles",
         )
-        basis = _core.shapes_CartesianBasis(N, H, W, supersample, synthesis, float(max_basis_bytes), n_threads)
+        basis = _core.shapes.CartesianBasis(N, H, W, supersample, synthesis, float(max_basis_bytes), n_threads)
         _BASES[key] = basis
         stored = lambda: sum(b.basis_bytes for b in _BASES.values() if b.precomputed)  # noqa: E731
         while len(_BASES) > 1 and (len(_BASES) > _MAX_CACHED or stored() > _MAX_CACHED_BYTES):
@@ -398,7 +398,7 @@ def polar_basis(N: int, grid: PolarGrid, scale: Optional[np.ndarray] = None, nam
     if scale is None:
         nm = indices(N)
         scale = np.sqrt((nm[:, 0] + 1) / np.pi)
-    return _core.shapes_PolarBasis(N, grid.theta, grid.wtheta, grid.rho, grid.wrho, np.asarray(scale, dtype=np.float64))
+    return _core.shapes.PolarBasis(N, grid.theta, grid.wtheta, grid.rho, grid.wrho, np.asarray(scale, dtype=np.float64))
 
 
 def _guess_input(shapes: Any, name: str = "shapes") -> str:
@@ -530,7 +530,7 @@ def zernike_moments(
 
 
 def polygon_moments(N: int, packed, rule: str, threads: int) -> np.ndarray:
-    return _core.shapes_polygon_moments(
+    return _core.shapes.polygon_moments(
         N, packed.vertices, packed.ring_start, packed.ring_sign, packed.poly_start, rule, threads
     )
 
