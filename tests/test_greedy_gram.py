@@ -57,7 +57,7 @@ def test_gram_split_into_several_tasks_on_one_thread_is_the_in_order_sum():
     for isa in supported_isas():
         for threads in (1, 2):
             with paperkernels.set_isa(isa):
-                got, xty = _core.greedy_centred_gram(X, mean, threads, y)
+                got, xty = _core.greedy.centred_gram(X, mean, threads, y)
             assert np.array_equal(got, expected), (isa, threads)
             assert np.array_equal(xty, sequential_xty(X, mean, y)), (isa, threads)
 

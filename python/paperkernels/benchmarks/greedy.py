@@ -127,7 +127,7 @@ def gram_rate(rec: Recorder, X: np.ndarray, repeat: int) -> None:
     workload = f"centred Gram matrix n={n} p={p}"
     flops = float(n) * p * (p + 1)
     for _ in rec.each_isa():
-        rec.rate(workload, "paperkernels", measure(lambda: _core.greedy_centred_gram(X, mean, 1), repeat=repeat,
+        rec.rate(workload, "paperkernels", measure(lambda: _core.greedy.centred_gram(X, mean, 1), repeat=repeat,
                                                    min_time=0.05, clock="cpu", units=flops / 1e9),
                  unit="GFLOP/s", metric="arithmetic rate", threads=1,
                  detail="upper triangle, n p (p + 1) operations, samples summed in order without FMA")

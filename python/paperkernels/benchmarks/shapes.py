@@ -65,7 +65,7 @@ def product_rate(rec: Recorder, masks: np.ndarray, repeat: int, min_time: float)
                          units=len(masks) * 2 * values / 1e9, clock="cpu"),
                  unit="GFLOP/s", metric="arithmetic rate", threads=1,
                  detail=f"stored basis of {values:,.0f} values, 2 operations per value and mask")
-    moments = 2 * _core.shapes_half_size(N)
+    moments = 2 * _core.shapes.half_size(N)
     rec.dgemm(workload, moments, max(1, int(round(values / moments))), min(len(masks), 64), repeat=repeat,
               min_time=min_time)
 
