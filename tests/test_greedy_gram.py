@@ -46,6 +46,22 @@ def test_gram_is_the_in_order_sum_bit_for_bit(n, p, centred):
             assert np.array_equal(got, expected), (isa, threads)
 
 
+def test_gram_split_into_several_tasks_on_one_thread_is_the_in_order_sum():
+    # p = 1100: a task's strip of the result is capped (8 MiB), so even one thread runs several
+    # tasks of tile rows; every split must give the same entries
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((3, 1100)) * 3.0 + 1.0
+    y = rng.standard_normal(3)
+    mean = X.mean(axis=0)
+    expected = sequential_gram(X, mean)
+    for isa in supported_isas():
+        for threads in (1, 2):
+            with paperkernels.set_isa(isa):
+                got, xty = _core.greedy.centred_gram(X, mean, threads, y)
+            assert np.array_equal(got, expected), (isa, threads)
+            assert np.array_equal(xty, sequential_xty(X, mean, y)), (isa, threads)
+
+
 def test_auto_kernel_is_one_of_the_variants_and_symmetric():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((500, 61))

@@ -7,7 +7,7 @@
 #include <pybind11/stl.h>
 
 #include "bind_common.hpp"
-#include "paperkernels/greedy.hpp"
+#include "paperkernels/greedy/ensemble.hpp"
 #include "paperkernels/greedy/gram.hpp"
 
 namespace py = pybind11;
