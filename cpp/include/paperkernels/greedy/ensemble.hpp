@@ -380,14 +380,13 @@ inline void check_problem(const Problem& pb, const Settings& st) {
   require(pb.n_features >= 1, "X: expected at least one feature");
   require(pb.gram != nullptr || (pb.xt != nullptr && pb.n_samples >= 1),
           "X: expected either the Gram matrix or the data");
-  require(st.k >= 1 && st.k <= pb.n_features,
-          "k: expected an integer in [1, n_features = " + std::to_string(pb.n_features) + "], got " +
-              std::to_string(st.k));
+  require(st.k >= 1 && st.k <= pb.n_features, "k: expected an integer in [1, n_features = ", pb.n_features,
+          "], got ", st.k);
   require(st.m >= 1, "m: expected at least one candidate per step");
   require(st.tol >= 0.0 && st.tol < 1.0, "tol: expected a number in [0, 1)");
   require(simd::supported(st.isa), "isa: this machine does not support the requested kernel");
   for (std::size_t j = 0; j < pb.n_features; ++j)
-    require(pb.col_sq[j] > 0.0, "X: column " + std::to_string(j) + " is constant; remove it");
+    require(pb.col_sq[j] > 0.0, "X: column ", j, " is constant; remove it");
 }
 
 // Eager updates cost O(p t) per step whatever m is; lazy ones O(t) per drawn candidate that is not
