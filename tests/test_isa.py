@@ -127,7 +127,7 @@ def test_cartesian_synthesis_same_bits_under_every_isa():
 
 
 def test_polar_moments_same_bits_under_every_isa():
-    from paperkernels.shapes.zernike import polar_basis
+    from paperkernels.shapes._zernike import polar_basis
 
     grid = ps.polar_grid(37, 19, rule="gauss")
     values = np.random.default_rng(5).random((7, 37, 19))

@@ -69,3 +69,25 @@ def test_every_module_is_an_attribute_after_import():
 def test_available_modules_is_deprecated():
     with pytest.warns(DeprecationWarning, match="MODULES"):
         assert paperkernels.available_modules() == list(paperkernels.MODULES)
+
+
+def test_only_documented_submodules_are_public():
+    import pkgutil
+
+    public = set()
+    for module_name in PUBLIC[1:]:
+        module = importlib.import_module(module_name)
+        if hasattr(module, "__path__"):
+            public |= {f"{module_name}.{m.name}" for m in pkgutil.iter_modules(module.__path__) if not m.name.startswith("_")}
+    assert public == {"paperkernels.relu.moves"}
+
+
+def test_pickles_naming_the_former_shapes_submodules_still_load():
+    from paperkernels import shapes
+
+    encoder = shapes.XShapeEncoder(encode_len=64)
+    data = pickle.dumps(encoder, protocol=0)
+    assert b"cpaperkernels.shapes\nXShapeEncoder" in data
+    old = data.replace(b"cpaperkernels.shapes\nXShapeEncoder", b"cpaperkernels.shapes.encoder\nXShapeEncoder")
+    restored = pickle.loads(old)
+    assert type(restored) is shapes.XShapeEncoder and restored.length == encoder.length

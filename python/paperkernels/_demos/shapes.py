@@ -74,6 +74,6 @@ def run(report: Report) -> None:
 
 
 def _rotate(shape, rot):
-    from ..shapes.geometry import _map_shape
+    from ..shapes._geometry import _map_shape
 
     return _map_shape(shape, lambda xy: np.asarray(xy) @ rot.T)

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _core
 from .. import shapes as ps
 from .._validation import available_cores
-from ..shapes.zernike import DEFAULT_MAX_BASIS_BYTES, cartesian_basis
+from ..shapes._zernike import DEFAULT_MAX_BASIS_BYTES, cartesian_basis
 from ._harness import Recorder, Timer, blas_threads, measure
 
 N = 20

@@ -10,12 +10,12 @@ Paper: Yuhang He, "Training-free Spatially Grounded Geometric Shape Encoding" (a
 The reference implementation is reproduced by ``compat="xshapeenc-0.1.2"``.
 """
 
-from .codes import code_length, freqprop, from_codes, inverse_freqprop, order_for_length, to_codes
-from .corpus import synthetic_shapes
-from .encoder import GeometryDecoding, PoseFit, XShapeEncoder
-from .geometry import COMPAT_XSHAPEENC, denormalize, iou, normalize, rasterize, regular_polygon, star_polygon
-from .pose import PoseEncoder
-from .zernike import (
+from ._codes import code_length, freqprop, from_codes, inverse_freqprop, order_for_length, to_codes
+from ._corpus import synthetic_shapes
+from ._encoder import GeometryDecoding, PoseFit, XShapeEncoder
+from ._geometry import COMPAT_XSHAPEENC, denormalize, iou, normalize, rasterize, regular_polygon, star_polygon
+from ._pose import PoseEncoder
+from ._zernike import (
     MAX_ORDER,
     PolarGrid,
     indices,
@@ -63,3 +63,13 @@ __all__ = [
 from .._public import export as _export  # noqa: E402
 
 _export(__name__, globals(), __all__)
+
+# Before 0.2 the defining files were public submodules; pickles made then name them
+# (paperkernels.shapes.encoder.XShapeEncoder). Their old names stay importable for those pickles.
+import sys as _sys  # noqa: E402
+
+for _old in ("codes", "corpus", "encoder", "geometry", "pose", "zernike"):
+    _sys.modules.setdefault(f"{__name__}.{_old}", _sys.modules[f"{__name__}._{_old}"])
+del _old
+
+

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .pose import _trapezoid
-from .zernike import PolarGrid, indices, radial_table
+from ._pose import _trapezoid
+from ._zernike import PolarGrid, indices, radial_table
 
 
 def trapezoid_weights(x: np.ndarray) -> np.ndarray:

@@ -12,10 +12,10 @@ from .._limits import check_result_bytes
 from .._validation import as_array, as_choice, as_float, as_int, as_n_threads, plain_array, realign_state
 from . import _compat
 from ._inputs import MAX_ORDER, as_masks, as_order, check_output_bytes, pack_polygons, split_polygons
-from .codes import code_length, from_codes, order_for_length
-from .geometry import _as_compat
-from .pose import MAX_SIGMA, MIN_SIGMA, PoseEncoder
-from .zernike import (
+from ._codes import code_length, from_codes, order_for_length
+from ._geometry import _as_compat
+from ._pose import MAX_SIGMA, MIN_SIGMA, PoseEncoder
+from ._zernike import (
     DEFAULT_MAX_BASIS_BYTES,
     PolarGrid,
     _as_resolution,

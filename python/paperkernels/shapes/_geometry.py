@@ -11,7 +11,7 @@ from .. import _core
 from .._optional import optional_import
 from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
 from ._inputs import PackedPolygons, as_masks, check_output_bytes, pack_polygons, split_polygons
-from .zernike import _as_resolution, _guess_input
+from ._zernike import _as_resolution, _guess_input
 
 __all__ = ["normalize", "denormalize", "rasterize", "star_polygon", "regular_polygon", "iou", "COMPAT_XSHAPEENC"]
 

@@ -11,7 +11,7 @@ import numpy as np
 from .._optional import optional_import
 from .._seed import SeedLike, as_seed
 from .._validation import as_choice, as_int
-from .geometry import normalize, regular_polygon, star_polygon
+from ._geometry import normalize, regular_polygon, star_polygon
 
 __all__ = ["synthetic_shapes", "PRIMITIVES", "OPERATIONS"]
 

@@ -18,7 +18,7 @@ from .. import _core
 from .._limits import check_result_bytes
 from .._validation import as_array, as_float, as_int, realign_state
 from ._inputs import MAX_GAUSS_NODES
-from .geometry import _as_compat
+from ._geometry import _as_compat
 
 __all__ = ["PoseEncoder", "MIN_SIGMA", "MAX_SIGMA"]
 

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_float, as_int, plain_array
 from ._inputs import MAX_ORDER, as_order
-from .zernike import order_of
+from ._zernike import order_of
 
 __all__ = [
     "freqprop",
