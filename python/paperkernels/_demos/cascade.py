@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from .._report import Report
 from ..cascade import (
     CascadeKLUCB,
     CascadeLinUCB,
@@ -20,7 +21,7 @@ from ..cascade import (
 )
 
 
-def run(report) -> None:
+def run(report: Report) -> None:
     env = worked_example()
     model = env.model
     report.line("Worked example (L = 6 items, m = 3 topics, K = 3): p(i | s) = x_i . theta_x + sum_{c in s} Gamma[tau(i), c]")

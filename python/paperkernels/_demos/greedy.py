@@ -7,8 +7,10 @@ import time
 
 import numpy as np
 
+from .._report import Report
 
-def run(report) -> None:
+
+def run(report: Report) -> None:
     from paperkernels.greedy import (
         EnsembleForwardSelection,
         asymptotic_weights,

@@ -35,6 +35,7 @@ def run(report: Report) -> None:
     report.heading("The same shift with t = -1 < t_min = -1/2: a perturbed pair and its witness")
     v = equivalent(a, too_far)
     report.line(str(v))
+    assert v.outputs is not None  # a pair that differs carries its witness and both outputs there
     report.figure("f_a(witness), f_b(witness)", f"{v.outputs[0][0]}, {v.outputs[1][0]}")
     box = equivalent(a, too_far, domain=([-4, -4], [4, 4]))
     report.line(str(box))

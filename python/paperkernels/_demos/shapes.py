@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from .._report import Report, best_time
 
 
-def _shapes():
+def _shapes() -> tuple[list[Any], str]:
     from .. import shapes as ps
 
     try:
@@ -73,7 +76,7 @@ def run(report: Report) -> None:
     report.figure("shapes/s", round(len(masks) / seconds))
 
 
-def _rotate(shape, rot):
+def _rotate(shape: Any, rot: npt.NDArray[np.float64]) -> Any:
     from ..shapes._geometry import _map_shape
 
     return _map_shape(shape, lambda xy: np.asarray(xy) @ rot.T)
