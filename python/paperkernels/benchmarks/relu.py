@@ -16,19 +16,21 @@ from __future__ import annotations
 
 import importlib.util
 from fractions import Fraction
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 
 from ..relu import ReLUNet, canonical_form, equivalent, fiber_description, moves
 from ._harness import Recorder, Timer, blas_threads, measure
 
-def numpy_deep_form(Ws, bs):
+def numpy_deep_form(Ws: Sequence[np.ndarray], bs: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The same scale+sort canonicalisation in numpy (no exact tie handling)."""
-    out_W, out_b = [], []
-    prev_scale = None
-    prev_order = None
+    out_W: list[np.ndarray] = []
+    out_b: list[np.ndarray] = []
+    prev_scale: np.ndarray | None = None
+    prev_order: np.ndarray | None = None
     for l, (W, b) in enumerate(zip(Ws, bs)):
-        if prev_order is not None:
+        if prev_order is not None and prev_scale is not None:  # both set together
             W = W[:, prev_order]
             cols = W * prev_scale[prev_order]
         else:
@@ -56,12 +58,12 @@ def numpy_deep_form(Ws, bs):
     return out_W, out_b
 
 
-def random_net(widths, rng):
+def random_net(widths: Sequence[int], rng: np.random.Generator) -> ReLUNet:
     return ReLUNet([rng.normal(size=(widths[i + 1], widths[i])) for i in range(len(widths) - 1)],
                    [rng.normal(size=widths[i + 1]) for i in range(len(widths) - 1)])
 
 
-def milp_peer(a, b, lo, hi, tol=1e-6):
+def milp_peer(a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: np.ndarray, tol: float = 1e-6) -> bool:
     """The MILP practice: maximise |f_a - f_b| on the box, call the pair equal below tol."""
     from paperkernels._optional import optional_import
     from paperkernels.relu._milp import build_difference_milp
@@ -76,14 +78,15 @@ def milp_peer(a, b, lo, hi, tol=1e-6):
     return best <= tol
 
 
-def sampling_peer(a, b, lo, hi, rng, n=20000, tol=1e-9):
+def sampling_peer(a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator, n: int = 20000,
+                  tol: float = 1e-9) -> bool:
     X = lo + (hi - lo) * rng.random(size=(n, len(lo)))
     return float(np.max(np.abs(a(X) - b(X)))) <= tol
 
 
-def make_pairs(rng, quick):
+def make_pairs(rng: np.random.Generator, quick: bool) -> list[tuple[str, ReLUNet, ReLUNet, bool]]:
     """(kind, a, b, truth) with truth known by construction."""
-    pairs = []
+    pairs: list[tuple[str, ReLUNet, ReLUNet, bool]] = []
     n_each = 1 if quick else 8
     for _ in range(n_each):
         # bottleneck 4 -> 3 -> 6 -> 1 with planted always-active and hidden structure
@@ -105,7 +108,7 @@ def make_pairs(rng, quick):
         W3 = rng.integers(-4, 5, size=(1, 6)) / 2
         W3[W3 == 0] = 1
         a = ReLUNet([W1, W2, W3], [b1, b2, rng.normal(size=1)])
-        same = moves.permute(moves.scale(a, 2, 3, 0.5), 1, rng.permutation(3))
+        same = moves.permute(moves.scale(a, 2, 3, 0.5), 1, cast(Sequence[int], rng.permutation(3)))
         pairs.append(("equivalent (perm+scale)", a, same, True))
         hidden = moves.mix_active(a, 2, [0, 1], [[1, Fraction(1, 2)], [Fraction(1, 4), 1]])
         t_min = moves.shift_bounds(hidden, 1, 0)
@@ -159,13 +162,13 @@ def bench_equivalence(rec: Recorder) -> None:
     rng = np.random.default_rng(1)
     pairs = make_pairs(rng, rec.quick)
     lo, hi = -np.ones(4), np.ones(4)
-    kinds = {}
+    kinds: dict[str, dict[str, Any]] = {}
     for kind, a, b, truth in pairs:
         entry = kinds.setdefault(kind, {"truth": truth, "timers": {}, "correct": {}, "wrong_equal": 0,
                                         "no_witness": 0, "n": 0})
         entry["n"] += 1
 
-        def verdict(label, fn):
+        def verdict(label: str, fn: Callable[[], Any]) -> Any:
             timer = entry["timers"].setdefault(label, Timer("cpu"))
             answer = timer.run(fn)
             return answer
@@ -208,11 +211,11 @@ def bench_complete(rec: Recorder) -> None:
         pairs.append(("deep: dead neuron with an output (4-6-6-1)", a, b, True))
         pairs.append(("deep: output bias + 1e-9 (4-6-6-1)", a, ReLUNet(Ws, bs[:-1] + [bs[-1] + 1e-9]), False))
     box = ([-1] * 4, [1] * 4)
-    runs = [("regions, box", dict(domain=box, procedure="regions")),
+    runs: list[tuple[str, dict[str, Any]]] = [("regions, box", dict(domain=box, procedure="regions")),
             ("regions, R^n", dict(procedure="regions"))]
     if have_milp:
         runs.append(("MILP, box (HiGHS)", dict(domain=box, procedure="milp")))
-    stats = {}
+    stats: dict[str, dict[str, Any]] = {}
     wrong = 0
     for kind, a, b, truth in pairs:
         entry = stats.setdefault(kind, {"n": 0, "decided": {}, "timers": {}})
