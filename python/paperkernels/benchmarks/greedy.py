@@ -10,6 +10,8 @@ coefficients, and the numpy ensemble fed the same xoshiro256** subsets gives our
 
 from __future__ import annotations
 
+from typing import Any, Callable, Protocol
+
 import numpy as np
 
 from .. import _core
@@ -23,6 +25,12 @@ SKLEARN = "scikit-learn OrthogonalMatchingPursuit (one fit)"
 NUMPY = "numpy ensemble"
 
 
+class Draws(Protocol):
+    """A source of uniform integers below a bound (numpy's generator or the xoshiro256** stream)."""
+
+    def below(self, n: int) -> int: ...
+
+
 class NumpyDraws:
     """Uniform draws from numpy's generator (the fast choice for a numpy implementation)."""
 
@@ -33,7 +41,8 @@ class NumpyDraws:
         return int(self.rng.integers(n))
 
 
-def numpy_learner(Xc, yc, col_sq, k, m, draws, tol=1e-10):
+def numpy_learner(Xc: np.ndarray, yc: np.ndarray, col_sq: np.ndarray, k: int, m: int, draws: Draws,
+                  tol: float = 1e-10) -> np.ndarray:
     """One learner in plain numpy: Gram-Schmidt basis of the active columns, the criterion on the
     drawn candidates, partial Fisher-Yates subsets, OLS coefficients by a triangular solve."""
     n, p = Xc.shape
@@ -42,7 +51,7 @@ def numpy_learner(Xc, yc, col_sq, k, m, draws, tol=1e-10):
     R = np.zeros((k, k))
     z = np.zeros(k)
     residual = yc.copy()
-    active = []
+    active: list[int] = []
     path = np.zeros((k, p))
     for t in range(k):
         q = p - t
@@ -75,7 +84,8 @@ def numpy_learner(Xc, yc, col_sq, k, m, draws, tol=1e-10):
     return path
 
 
-def numpy_ensemble(X, y, k, m, n_learners, draws_for):
+def numpy_ensemble(X: np.ndarray, y: np.ndarray, k: int, m: int, n_learners: int,
+                   draws_for: Callable[[int], Draws]) -> np.ndarray:
     Xc = X - X.mean(axis=0)
     yc = y - y.mean()
     col_sq = np.einsum("ij,ij->j", Xc, Xc)
@@ -85,7 +95,7 @@ def numpy_ensemble(X, y, k, m, n_learners, draws_for):
     return total / n_learners
 
 
-def make_data(n, p, seed=0):
+def make_data(n: int, p: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, p))
     beta = np.zeros(p)
@@ -94,7 +104,8 @@ def make_data(n, p, seed=0):
     return X, X @ beta + 2.0 * rng.standard_normal(n)
 
 
-def _omp():
+def _omp() -> Any:
+    """scikit-learn's OrthogonalMatchingPursuit class, or None without scikit-learn."""
     try:
         from sklearn.linear_model import OrthogonalMatchingPursuit
     except ImportError:
