@@ -20,10 +20,12 @@ visible.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import toptwo
 from .._validation import available_cores
@@ -57,14 +59,15 @@ def numpy_episode(mu: np.ndarray, delta: float, rng: np.random.Generator) -> Tup
             t += 1
 
 
-def kl(p, q):
+def kl(p: npt.ArrayLike, q: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Bernoulli kl(p, q) elementwise, with 0 log 0 = 0."""
-    p = np.asarray(p, float)
-    return np.where(p > 0, p * np.log(p / q), 0.0) + np.where(p < 1, (1 - p) * np.log((1 - p) / (1 - q)), 0.0)
+    pa = np.asarray(p, float)
+    qa = np.asarray(q)
+    return np.where(pa > 0, pa * np.log(pa / qa), 0.0) + np.where(pa < 1, (1 - pa) * np.log((1 - pa) / (1 - qa)), 0.0)
 
 
 
-def best_arm_runner(mu: np.ndarray, delta: float, rec: Recorder):
+def best_arm_runner(mu: np.ndarray, delta: float, rec: Recorder) -> Optional[Callable[[int], Tuple[int, int]]]:
     try:
         from best_arm.algorithms.top_two import TopTwoBAI
         from best_arm.environment import BaseEnvironment
@@ -171,8 +174,7 @@ def run_scaling(rec: Recorder) -> None:
         timer = Timer("cpu")
         taus: List[np.ndarray] = []
         for round_ in range(rounds):
-            out = timer.run(lambda mu=mu, runs=runs, seed=round_: toptwo.run_many(
-                mu, delta, runs, beta=BETA, seed=seed, n_threads=1),
+            out = timer.run(functools.partial(toptwo.run_many, mu, delta, runs, beta=BETA, seed=round_, n_threads=1),
                             units=lambda r: float(r.tau.sum()))
             taus.append(out.tau)
         tau = np.concatenate(taus)

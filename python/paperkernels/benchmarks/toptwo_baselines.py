@@ -27,6 +27,7 @@ import contextlib
 import functools
 import io
 import math
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -34,7 +35,7 @@ from .. import toptwo
 from ._harness import Timer
 
 
-def best_arm_runner(name, mu, delta):
+def best_arm_runner(name: str, mu: Sequence[float], delta: float) -> Callable[[int, int], tuple[np.ndarray, int]]:
     import best_arm
     from best_arm.environment import BernoulliEnvironment
 
@@ -44,6 +45,7 @@ def best_arm_runner(name, mu, delta):
     stops = best_arm.STOPPING_CONDITION_REGISTRY
     algos = best_arm.ALGO_REGISTRY
     trackers = best_arm.TRACKER_REGISTRY
+    make: Callable[[], Any]
     if name in ("EB-TCI", "T3C", "TTTS"):
         leader, challenger = {"EB-TCI": ("EB", "TCI"), "T3C": ("TS", "TC"), "TTTS": ("TS", "RS")}[name]
         make = lambda: algos["top_two"](env=env, confidence=delta, beta=0.5, leader_type=leader,
@@ -60,9 +62,10 @@ def best_arm_runner(name, mu, delta):
     else:
         raise ValueError(name)
 
-    def run(n_runs, seed):
+    def run(n_runs: int, seed: int) -> tuple[np.ndarray, int]:
         np.random.seed(seed)
-        taus, wrong = [], 0
+        taus: list[int] = []
+        wrong = 0
         for _ in range(n_runs):
             best, counts, _, _ = make().run()
             taus.append(int(counts.sum()))
