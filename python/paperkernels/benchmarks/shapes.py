@@ -12,6 +12,7 @@ rate next to the machine's one-thread dgemm.
 from __future__ import annotations
 
 import importlib.util
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +26,7 @@ N = 20
 RES = 128
 
 
-def corpus(n: int, seed: int):
+def corpus(n: int, seed: int) -> tuple[list[Any], str]:
     """Synthetic shapes (shapely boolean operations) or, without shapely, random star polygons."""
     try:
         return ps.synthetic_shapes(n, seed=seed), "synthetic corpus"
@@ -38,9 +39,9 @@ def corpus(n: int, seed: int):
         return rings, "random stars (install shapely for the corpus)"
 
 
-def random_polygons(n: int, seed: int):
+def random_polygons(n: int, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
-    out = []
+    out: list[np.ndarray] = []
     for _ in range(n):
         v = int(rng.integers(10, 51))
         angles = np.sort(rng.uniform(0, 2 * np.pi, v))
@@ -89,11 +90,11 @@ def _run(rec: Recorder) -> None:
     workload = f"masks {RES}x{RES} N={N}"
     rec.note(f"{len(masks)} masks of {RES} x {RES} ({origin}), N = {N}")
 
+    mahotas: Any = None  # the module when installed (no type information)
     if importlib.util.find_spec("mahotas") is None:
         rec.skip("mahotas", "not installed", "pip install mahotas")
-        mahotas = None
     else:
-        import mahotas
+        mahotas = importlib.import_module("mahotas")
 
         coefficients = ps.zernike_moments(masks[:5], N)
         n = ps.indices(N)[:, 0]
@@ -153,13 +154,13 @@ def _run(rec: Recorder) -> None:
     fan = ps.zernike_moments(polygons[:20], N, rule="fan")
     rec.check(workload, "boundary rule vs fan rule, 20 polygons", "max |moment difference|",
               np.max(np.abs(exact - fan)), 1e-9)
-    few = polygons[:20] if quick else polygons[:200]
+    few_polygons = polygons[:20] if quick else polygons[:200]
     for t in threads:
         rec.rate(workload, "paperkernels", measure(lambda: ps.zernike_moments(polygons, N, n_threads=t),
                                                    repeat=repeat, min_time=min_time, units=len(polygons),
                                                    clock=_clock(t)),
                  unit="polygons/s", threads=t, detail="exact boundary rule")
         rec.rate(workload, "fan rule (Duffy quadrature)",
-                 measure(lambda: ps.zernike_moments(few, N, rule="fan", n_threads=t), repeat=repeat,
-                         min_time=min_time, units=len(few), clock=_clock(t)),
+                 measure(lambda: ps.zernike_moments(few_polygons, N, rule="fan", n_threads=t), repeat=repeat,
+                         min_time=min_time, units=len(few_polygons), clock=_clock(t)),
                  unit="polygons/s", threads=t, peer=True)
