@@ -10,24 +10,31 @@ from __future__ import annotations
 import importlib.util
 import logging
 import time
+from typing import Any, Callable, Iterator, Optional, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 from ._harness import Recorder, Timer
 
 LOCAL = "single process, 1 thread"
 
+# (workload, local call, call on a client, do two results agree)
+Workload = Tuple[str, Callable[[], Any], Callable[[Any], Any], Callable[[Any, Any], bool]]
 
-def _ellipses(block_info=None):
+
+def _ellipses(block_info: Optional[dict[Any, dict[str, Any]]] = None) -> npt.NDArray[np.float32]:
     """A block of 128 x 128 ellipse masks, seeded by the block's position (the same on any worker)."""
+    assert block_info is not None  # dask passes it to a function with this keyword
     start = block_info[None]["array-location"][0][0]
     count = block_info[None]["chunk-shape"][0]
     radii = np.random.default_rng(start).uniform(0.2, 0.9, size=count)
     yy, xx = np.mgrid[-1:1:128j, -1:1:128j]
-    return (xx[None] ** 2 + 0.7 * yy[None] ** 2 < radii[:, None, None] ** 2).astype(np.float32)
+    masks: npt.NDArray[np.float32] = (xx[None] ** 2 + 0.7 * yy[None] ** 2 < radii[:, None, None] ** 2).astype(np.float32)
+    return masks
 
 
-def workloads(quick: bool):
+def workloads(quick: bool) -> Iterator[Workload]:
     import dask.array as da
     import distributed
 
@@ -45,7 +52,7 @@ def workloads(quick: bool):
            lambda a, b: np.array_equal(a.tau, b.tau) and np.array_equal(a.N, b.N))
 
     n_runs = max(4, int(40 * scale))
-    study = dict(env=cascade.reference_environment(0), learners=[cascade.TopicCascadeUCB(), cascade.CascadeUCB1()],
+    study: dict[str, Any] = dict(env=cascade.reference_environment(0), learners=[cascade.TopicCascadeUCB(), cascade.CascadeUCB1()],
                  T=int(4000 * scale), n_seeds=n_runs, seed=1)
     yield (f"cascade.simulate {n_runs} runs x {study['T']} rounds",
            lambda: cascade.simulate(**study, n_threads=1),
@@ -56,7 +63,7 @@ def workloads(quick: bool):
     X = rng.normal(size=(n, p))
     y = X[:, :10] @ rng.normal(size=10) + rng.normal(size=n)
     B = int(20_000 * scale)
-    params = dict(k=20, m=50, n_estimators=B, random_state=3)
+    params: dict[str, Any] = dict(k=20, m=50, n_estimators=B, random_state=3)
     yield (f"greedy.fit_ensemble B={B} n={n} p={p} k=20 m=50",
            lambda: greedy.EnsembleForwardSelection(**params, n_jobs=1).fit(X, y),
            lambda client: pkd.fit_ensemble(greedy.EnsembleForwardSelection(**params), X, y, client=client),
@@ -64,15 +71,17 @@ def workloads(quick: bool):
 
     block = 100 if quick else 2000
     n_shapes = 4 * block if quick else 20_000
-    masks = da.map_blocks(_ellipses, chunks=((block,) * (n_shapes // block), (128,), (128,)), dtype=np.float32)
+    masks = da.map_blocks(_ellipses, chunks=((block,) * (n_shapes // block), (128,), (128,)),  # type: ignore[no-untyped-call]
+                          dtype=np.float32)
     local_masks = masks.compute(scheduler="sync")
     encoder = shapes.XShapeEncoder(20, n_threads=1)
 
-    def on_cluster(client):
-        resident = client.persist(masks)  # the masks live on the workers, as they would in a real study
-        distributed.wait(resident)
+    def on_cluster(client: distributed.Client) -> tuple[Any, float]:
+        resident = client.persist(masks)  # type: ignore[no-untyped-call]  # the masks live on the workers, as they would in a real study
+        distributed.wait(resident)  # type: ignore[no-untyped-call]
         start = time.perf_counter()
-        codes = client.compute(pkd.encode_shapes(encoder, resident, client=client, chunk_size=block)).result()
+        codes = client.compute(  # type: ignore[no-untyped-call]
+            pkd.encode_shapes(encoder, resident, client=client, chunk_size=block)).result()
         return codes, time.perf_counter() - start
 
     yield (f"shapes.encode_shapes {n_shapes} masks 128x128 on the workers N=20",
@@ -89,20 +98,20 @@ def run(rec: Recorder) -> None:
     from .. import cascade
     from .. import distributed as pkd
 
-    clusters = {}
+    clusters: dict[int, tuple[distributed.LocalCluster, distributed.Client]] = {}
     logger = logging.getLogger("distributed")
     level = logger.level
     logger.setLevel(logging.ERROR)  # the cluster's start and stop messages are not results
     try:
         for n_workers in (2,) if rec.quick else (1, 2):  # (--quick: one cluster, started once)
-            cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=":0", silence_logs=50)
-            clusters[n_workers] = (cluster, distributed.Client(cluster, set_as_default=False))
+            cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50)
+            clusters[n_workers] = (cluster, distributed.Client(cluster, set_as_default=False))  # type: ignore[no-untyped-call]
         for workload, local, remote, same in workloads(rec.quick):
             local_timer = Timer("wall")
             expected = local_timer.run(local)
-            timers = {}
-            results = {}
+            timers: dict[int, Timer] = {}
+            results: dict[int, Any] = {}
             for n_workers, (_, client) in clusters.items():
                 with client.as_current():
                     remote(client)  # warm-up: imports and caches on the workers
@@ -123,7 +132,7 @@ def run(rec: Recorder) -> None:
 
         client = clusters[2][1]
         n_chunks = 40 if rec.quick else 200
-        tiny = dict(env=cascade.worked_example(), learners=[cascade.RandomCascade()], T=1, n_seeds=n_chunks, seed=0)
+        tiny: dict[str, Any] = dict(env=cascade.worked_example(), learners=[cascade.RandomCascade()], T=1, n_seeds=n_chunks, seed=0)
         pkd.simulate(**tiny, client=client, chunk_size=1)
         timer = Timer("wall")
         timer.run(lambda: pkd.simulate(**tiny, client=client, chunk_size=1), units=n_chunks)
@@ -131,6 +140,6 @@ def run(rec: Recorder) -> None:
                  threads=2)
     finally:
         for cluster, client in clusters.values():
-            client.close()
+            client.close()  # type: ignore[no-untyped-call]
             cluster.close()
         logger.setLevel(level)
