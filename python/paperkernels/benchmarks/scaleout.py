@@ -30,7 +30,8 @@ def _ellipses(block_info: Optional[dict[Any, dict[str, Any]]] = None) -> npt.NDA
     count = block_info[None]["chunk-shape"][0]
     radii = np.random.default_rng(start).uniform(0.2, 0.9, size=count)
     yy, xx = np.mgrid[-1:1:128j, -1:1:128j]
-    masks: npt.NDArray[np.float32] = (xx[None] ** 2 + 0.7 * yy[None] ** 2 < radii[:, None, None] ** 2).astype(np.float32)
+    inside = xx[None] ** 2 + 0.7 * yy[None] ** 2 < radii[:, None, None] ** 2
+    masks: npt.NDArray[np.float32] = inside.astype(np.float32)
     return masks
 
 
@@ -52,8 +53,9 @@ def workloads(quick: bool) -> Iterator[Workload]:
            lambda a, b: np.array_equal(a.tau, b.tau) and np.array_equal(a.N, b.N))
 
     n_runs = max(4, int(40 * scale))
-    study: dict[str, Any] = dict(env=cascade.reference_environment(0), learners=[cascade.TopicCascadeUCB(), cascade.CascadeUCB1()],
-                 T=int(4000 * scale), n_seeds=n_runs, seed=1)
+    study: dict[str, Any] = dict(env=cascade.reference_environment(0),
+                                 learners=[cascade.TopicCascadeUCB(), cascade.CascadeUCB1()],
+                                 T=int(4000 * scale), n_seeds=n_runs, seed=1)
     yield (f"cascade.simulate {n_runs} runs x {study['T']} rounds",
            lambda: cascade.simulate(**study, n_threads=1),
            lambda client: pkd.simulate(**study, client=client),
@@ -71,13 +73,14 @@ def workloads(quick: bool) -> Iterator[Workload]:
 
     block = 100 if quick else 2000
     n_shapes = 4 * block if quick else 20_000
-    masks = da.map_blocks(_ellipses, chunks=((block,) * (n_shapes // block), (128,), (128,)),  # type: ignore[no-untyped-call]
-                          dtype=np.float32)
+    masks = da.map_blocks(  # type: ignore[no-untyped-call]
+        _ellipses, chunks=((block,) * (n_shapes // block), (128,), (128,)), dtype=np.float32)
     local_masks = masks.compute(scheduler="sync")
     encoder = shapes.XShapeEncoder(20, n_threads=1)
 
     def on_cluster(client: distributed.Client) -> tuple[Any, float]:
-        resident = client.persist(masks)  # type: ignore[no-untyped-call]  # the masks live on the workers, as they would in a real study
+        # the masks live on the workers, as they would in a real study
+        resident = client.persist(masks)  # type: ignore[no-untyped-call]
         distributed.wait(resident)  # type: ignore[no-untyped-call]
         start = time.perf_counter()
         codes = client.compute(  # type: ignore[no-untyped-call]
@@ -106,7 +109,8 @@ def run(rec: Recorder) -> None:
         for n_workers in (2,) if rec.quick else (1, 2):  # (--quick: one cluster, started once)
             cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50)
-            clusters[n_workers] = (cluster, distributed.Client(cluster, set_as_default=False))  # type: ignore[no-untyped-call]
+            client = distributed.Client(cluster, set_as_default=False)  # type: ignore[no-untyped-call]
+            clusters[n_workers] = (cluster, client)
         for workload, local, remote, same in workloads(rec.quick):
             local_timer = Timer("wall")
             expected = local_timer.run(local)
@@ -132,7 +136,8 @@ def run(rec: Recorder) -> None:
 
         client = clusters[2][1]
         n_chunks = 40 if rec.quick else 200
-        tiny: dict[str, Any] = dict(env=cascade.worked_example(), learners=[cascade.RandomCascade()], T=1, n_seeds=n_chunks, seed=0)
+        tiny: dict[str, Any] = dict(env=cascade.worked_example(), learners=[cascade.RandomCascade()], T=1,
+                                    n_seeds=n_chunks, seed=0)
         pkd.simulate(**tiny, client=client, chunk_size=1)
         timer = Timer("wall")
         timer.run(lambda: pkd.simulate(**tiny, client=client, chunk_size=1), units=n_chunks)
