@@ -18,10 +18,12 @@ time on both sides).
 
 from __future__ import annotations
 
+from typing import Optional, Sequence, TypedDict
+
 import numpy as np
 
 from .. import cascade as pc
-from ._harness import Recorder, blas_threads, measure
+from ._harness import Recorder, Timer, blas_threads, measure
 
 D_X = 5
 BETA = 1.0
@@ -42,9 +44,10 @@ def make_environment(L: int, m: int, K: int, seed: int = 0) -> pc.CascadeEnviron
 # The numpy reference: "set" states, "transition" features, linear link.
 
 
-def enumerate_states(m: int, K: int):
+def enumerate_states(m: int, K: int) -> tuple[np.ndarray, np.ndarray]:
     """States (topic sets as bitmasks) reachable with at most K - 1 items, breadth first."""
-    order, index = [0], {0: 0}
+    order: list[int] = [0]
+    index: dict[int, int] = {0: 0}
     for s in order:
         for c in range(m):
             child = s | (1 << c)
@@ -56,6 +59,11 @@ def enumerate_states(m: int, K: int):
     return Z, nxt
 
 
+class _Best(TypedDict):
+    value: float
+    cascade: Optional[tuple[int, ...]]
+
+
 class PythonPlanner:
     """Exact planning in Python: per (state, topic) the best items, a relaxed bound, branch and bound."""
 
@@ -65,9 +73,9 @@ class PythonPlanner:
         self.size = self.Z.sum(axis=1).astype(int)
         self.by_topic = [np.nonzero(topics == c)[0] for c in range(m)]
 
-    def plan(self, P: np.ndarray):
+    def plan(self, P: np.ndarray) -> tuple[Optional[tuple[int, ...]], float]:
         K, m, S = self.K, self.m, len(self.Z)
-        lists = []  # lists[c]: (r, S) best items of topic c per state
+        lists: list[np.ndarray] = []  # lists[c]: (r, S) best items of topic c per state
         for c in range(m):
             items = self.by_topic[c]
             r = min(K, len(items))
@@ -83,11 +91,12 @@ class PythonPlanner:
         for k in range(K - 1, -1, -1):
             after = np.where(self.next >= 0, bound[k + 1][np.maximum(self.next, 0)], 1.0).T if k + 1 < K else np.zeros((m, S))
             bound[k] = np.max(np.where(best_p >= 0, best_p + (1 - best_p) * after, 0.0), axis=0)
-        best = {"value": -1.0, "cascade": None}
-        chosen, probs = [], []
+        best: _Best = {"value": -1.0, "cascade": None}
+        chosen: list[int] = []  # item indices (numpy integers)
+        probs: list[float] = []
 
-        def search(k, s, prefix, survive):
-            branches = []
+        def search(k: int, s: int, prefix: float, survive: float) -> None:
+            branches: list[tuple[float, float, int, int]] = []
             for c in range(m):
                 taken = 0
                 for item in lists[c][:, s]:
@@ -149,12 +158,13 @@ class NumpyTopicUCB:
         q = np.einsum("sk,ckl,sl->cs", Z, blocks, Z)  # (m, S)
         quad = a[:, None] + 2 * H @ Z.T + q[self.topics]
         index = u[:, None] + gamma[self.topics] @ Z.T + self.beta * np.sqrt(np.maximum(quad, 0))
-        return np.clip(index, 0, 1)
+        table: np.ndarray = np.clip(index, 0, 1)
+        return table
 
-    def select(self):
+    def select(self) -> tuple[Optional[tuple[int, ...]], float]:
         return self.planner.plan(self.optimistic_table())
 
-    def update(self, cascade, first_click):
+    def update(self, cascade: Sequence[int], first_click: Optional[int]) -> None:
         n = self.K if first_click is None else first_click + 1
         s = 0
         for k in range(n):
@@ -186,23 +196,26 @@ class DenseNumpyTopicUCB(NumpyTopicUCB):
 
 
 
-def check_same_cascades(env: pc.CascadeEnvironment, rounds: int, checked: int, seed: int = 7):
+def check_same_cascades(env: pc.CascadeEnvironment, rounds: int, checked: int, seed: int = 7) -> tuple[int, int, int]:
     """The numpy learner consumes the clicks of a paperkernels run; over the last `checked` rounds
     it also selects. Returns (equal, ties, different): ties are cascades the numpy learner also
     finds optimal within 1e-9."""
     model = env.model
     result = pc.simulate(env, [pc.TopicCascadeUCB(beta=BETA)], rounds, seed=seed, n_threads=1, record=True)
     reference = NumpyTopicUCB(model.X, model.topics, model.n_topics, env.K)
+    cascades, first_clicks = result.cascades, result.first_clicks
+    assert cascades is not None and first_clicks is not None  # record=True keeps both
     equal = ties = different = 0
     for t in range(rounds):
-        mine = tuple(int(i) for i in result.cascades[0, 0, t])
+        mine = tuple(int(i) for i in cascades[0, 0, t])
         if t >= rounds - checked:
             theirs, value = reference.select()
             if mine == theirs:
                 equal += 1
             else:
                 table = reference.optimistic_table()
-                probs, s = [], 0
+                probs: list[float] = []
+                s = 0
                 for item in mine:
                     probs.append(table[item, s])
                     s = reference.planner.next[s, model.topics[item]]
@@ -210,7 +223,7 @@ def check_same_cascades(env: pc.CascadeEnvironment, rounds: int, checked: int, s
                     different += 1
                 else:
                     ties += 1
-        first = int(result.first_clicks[0, 0, t])
+        first = int(first_clicks[0, 0, t])
         reference.update(mine, None if first < 0 else first)
     return equal, ties, different
 
@@ -242,7 +255,7 @@ def _run(rec: Recorder) -> None:
                   "cascades not optimal for the numpy learner", different, 0,
                   detail=f"last {T_check} of {T_replay} replayed rounds: {equal} equal, {ties} ties within 1e-9")
 
-        def run_fast(T=T_fast):
+        def run_fast(T: int = T_fast) -> None:
             pc.simulate(env, [pc.TopicCascadeUCB(beta=BETA)], T, seed=1, n_threads=1)
 
         rec.rate(workload, "paperkernels", measure(run_fast, repeat=2 if quick else 3, clock="cpu", units=T_fast),
@@ -257,12 +270,13 @@ def _run(rec: Recorder) -> None:
                          clock="cpu", units=T_auto),
                  unit="rounds/s", threads=1, detail=f"runs of {T_auto} rounds, beta_t from the confidence bound")
 
-        def numpy_timer(cls, rounds_timed):
+        def numpy_timer(cls: type[NumpyTopicUCB], rounds_timed: int) -> tuple[Timer, NumpyTopicUCB]:
             learner = cls(model.X, model.topics, m, K)
 
-            def play():
+            def play() -> None:
                 for t in range(rounds_timed):
                     cascade, _ = learner.select()
+                    assert cascade is not None  # every scale has at least K items
                     learner.update(cascade, None if t % 3 else 0)
 
             return measure(play, repeat=1, clock="cpu", units=rounds_timed), learner
