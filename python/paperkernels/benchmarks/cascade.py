@@ -18,7 +18,8 @@ time on both sides).
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, TypedDict
+from collections.abc import Sequence
+from typing import TypedDict
 
 import numpy as np
 
@@ -61,7 +62,7 @@ def enumerate_states(m: int, K: int) -> tuple[np.ndarray, np.ndarray]:
 
 class _Best(TypedDict):
     value: float
-    cascade: Optional[tuple[int, ...]]
+    cascade: tuple[int, ...] | None
 
 
 class PythonPlanner:
@@ -73,7 +74,7 @@ class PythonPlanner:
         self.size = self.Z.sum(axis=1).astype(int)
         self.by_topic = [np.nonzero(topics == c)[0] for c in range(m)]
 
-    def plan(self, P: np.ndarray) -> tuple[Optional[tuple[int, ...]], float]:
+    def plan(self, P: np.ndarray) -> tuple[tuple[int, ...] | None, float]:
         K, m, S = self.K, self.m, len(self.Z)
         lists: list[np.ndarray] = []  # lists[c]: (r, S) best items of topic c per state
         for c in range(m):
@@ -161,10 +162,10 @@ class NumpyTopicUCB:
         table: np.ndarray = np.clip(index, 0, 1)
         return table
 
-    def select(self) -> tuple[Optional[tuple[int, ...]], float]:
+    def select(self) -> tuple[tuple[int, ...] | None, float]:
         return self.planner.plan(self.optimistic_table())
 
-    def update(self, cascade: Sequence[int], first_click: Optional[int]) -> None:
+    def update(self, cascade: Sequence[int], first_click: int | None) -> None:
         n = self.K if first_click is None else first_click + 1
         s = 0
         for k in range(n):

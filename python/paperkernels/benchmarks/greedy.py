@@ -10,7 +10,8 @@ coefficients, and the numpy ensemble fed the same xoshiro256** subsets gives our
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import importlib.util
 from fractions import Fraction
-from typing import Any, Callable, Sequence, cast
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import numpy as np
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import importlib.util
 import logging
 import time
-from typing import Any, Callable, Iterator, Optional, Tuple
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -20,10 +21,10 @@ from ._harness import Recorder, Timer
 LOCAL = "single process, 1 thread"
 
 # (workload, local call, call on a client, do two results agree)
-Workload = Tuple[str, Callable[[], Any], Callable[[Any], Any], Callable[[Any, Any], bool]]
+Workload = tuple[str, Callable[[], Any], Callable[[Any], Any], Callable[[Any, Any], bool]]
 
 
-def _ellipses(block_info: Optional[dict[Any, dict[str, Any]]] = None) -> npt.NDArray[np.float32]:
+def _ellipses(block_info: dict[Any, dict[str, Any]] | None = None) -> npt.NDArray[np.float32]:
     """A block of 128 x 128 ellipse masks, seeded by the block's position (the same on any worker)."""
     assert block_info is not None  # dask passes it to a function with this keyword
     start = block_info[None]["array-location"][0][0]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -67,7 +67,7 @@ def kl(p: npt.ArrayLike, q: npt.ArrayLike) -> npt.NDArray[np.float64]:
 
 
 
-def best_arm_runner(mu: np.ndarray, delta: float, rec: Recorder) -> Optional[Callable[[int], Tuple[int, int]]]:
+def best_arm_runner(mu: np.ndarray, delta: float, rec: Recorder) -> Callable[[int], tuple[int, int]] | None:
     try:
         from best_arm.algorithms.top_two import TopTwoBAI
         from best_arm.environment import BaseEnvironment

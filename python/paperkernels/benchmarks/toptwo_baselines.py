@@ -27,7 +27,8 @@ import contextlib
 import functools
 import io
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
