@@ -59,6 +59,8 @@ class Limits:
     """
 
     __slots__ = ("max_result_bytes", "_lock")
+    max_result_bytes: int
+    _lock: threading.Lock
 
     def __init__(self) -> None:
         object.__setattr__(self, "_lock", threading.Lock())

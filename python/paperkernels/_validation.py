@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numbers
 import os
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -26,7 +26,7 @@ def as_int(value: Any, name: str, *, low: Optional[int] = None, high: Optional[i
         lo = "-inf" if low is None else str(low)
         hi = "inf" if high is None else str(high)
         raise ValueError(f"{name}: expected an integer in [{lo}, {hi}], got {value}")
-    return value
+    return int(value)
 
 
 def as_float(
@@ -52,7 +52,7 @@ def as_float(
         lo = "-inf" if low is None else f"{low:g}"
         hi = "inf" if high is None else f"{high:g}"
         raise ValueError(f"{name}: expected a number in {left}{lo}, {hi}{right}, got {value!r}")
-    return value
+    return float(value)
 
 
 def aligned(arr: np.ndarray) -> np.ndarray:
@@ -60,12 +60,12 @@ def aligned(arr: np.ndarray) -> np.ndarray:
     protocol 5) or views at odd byte offsets can be misaligned, which the C++ core may not read."""
     if arr.flags.aligned:
         return arr
-    out = np.ascontiguousarray(arr).copy()
+    out: np.ndarray = np.ascontiguousarray(arr).copy()
     out.flags.writeable = arr.flags.writeable
     return out
 
 
-def realign_state(state: dict) -> dict:
+def realign_state(state: Dict[str, Any]) -> Dict[str, Any]:
     """An object's pickled ``__dict__`` with every array aligned (see :func:`aligned`)."""
     return {k: aligned(v) if isinstance(v, np.ndarray) else v for k, v in state.items()}
 
