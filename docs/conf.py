@@ -66,6 +66,8 @@ numpydoc_validation_exclude = {
     # Constants and properties.
     r"^paperkernels\.shapes\.(MAX_ORDER|COMPAT_XSHAPEENC)$",
     r"^paperkernels\.distributed\.MAX_CHUNKS$",
+    r"^paperkernels\.cascade\.(FEATURE_MAPS|LINKS|MAX_K|MAX_ORDERINGS|MAX_STATES|MAX_TOPICS|PLANNERS|STATE_KINDS)$",
+    r"^paperkernels\.cascade\.Plan\.(cascade|value)$",  # named-tuple fields, documented on Plan
     r"^paperkernels\.shapes\.(XShapeEncoder\.S|PoseEncoder\.condition_number|PolarGrid\.shape)$",
 }
 

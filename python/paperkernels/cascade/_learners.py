@@ -25,7 +25,8 @@ from ._model import (
 )
 from ._planning import _PLANNER
 
-_LEARNER_TYPE = {name: _core.cascade.LearnerType.__members__[name] for name in ("topic_ucb", "lin_ucb", "ucb1", "kl_ucb", "random")}
+LEARNER_TYPES = ("topic_ucb", "lin_ucb", "ucb1", "kl_ucb", "random")
+_LEARNER_TYPE = {name: _core.cascade.LearnerType.__members__[name] for name in LEARNER_TYPES}
 LEARNER_PLANNERS = ("exact", "topic_dp", "greedy")
 
 
@@ -113,7 +114,14 @@ class CascadeLearner:
 
     @property
     def name(self) -> str:
-        """The learner's label in simulation results."""
+        """The learner's label in simulation results.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import CascadeKLUCB, TopicCascadeUCB
+        >>> CascadeKLUCB().name, TopicCascadeUCB(planner="greedy").name
+        ('CascadeKLUCB', 'TopicCascadeUCB(greedy)')
+        """
         return type(self).__name__
 
     def __repr__(self) -> str:
@@ -248,7 +256,19 @@ class CascadeLearner:
 
     @property
     def rounds(self) -> int:
-        """Number of ``update`` calls so far."""
+        """Number of ``update`` calls so far.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import RandomCascade, worked_example
+        >>> model = worked_example().model
+        >>> learner = RandomCascade(3, model.n_topics, seed=0)
+        >>> learner.rounds
+        0
+        >>> learner.update(learner.select(model.X, model.topics), first_click=None)
+        >>> learner.rounds
+        1
+        """
         return 0 if self._cpp is None else int(self._cpp.state()["rounds"])
 
 
@@ -397,17 +417,49 @@ class TopicCascadeUCB(CascadeLearner):
 
     @property
     def theta(self) -> Optional[np.ndarray]:
-        """Current estimate theta_hat (None before the first ``select``)."""
+        """Current estimate theta_hat (None before the first ``select``).
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import TopicCascadeUCB, worked_example
+        >>> model = worked_example().model
+        >>> learner = TopicCascadeUCB(3, model.n_topics, beta=1.0)
+        >>> learner.theta is None
+        True
+        >>> learner.update(learner.select(model.X, model.topics), first_click=0)
+        >>> learner.theta[:2].round(4).tolist()              # one click on item 0, x = (1, 0)
+        [0.5, 0.0]
+        """
         return None if self._cpp is None else self._cpp.state()["theta"]
 
     @property
     def gram_inverse(self) -> Optional[np.ndarray]:
-        """Current V^{-1} (W^{-1} for the logistic link); None before the first ``select``."""
+        """Current V^{-1} (W^{-1} for the logistic link); None before the first ``select``.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import TopicCascadeUCB, worked_example
+        >>> model = worked_example().model
+        >>> learner = TopicCascadeUCB(3, model.n_topics, beta=1.0, lam=2.0)
+        >>> _ = learner.select(model.X, model.topics)
+        >>> learner.gram_inverse.diagonal()[:3].tolist()     # 1 / lam before any update
+        [0.5, 0.5, 0.5]
+        """
         return None if self._cpp is None else self._cpp.state()["gram_inverse"]
 
     @property
     def last_value(self) -> Optional[float]:
-        """Optimistic value of the last selected cascade (None before the first ``select``)."""
+        """Optimistic value of the last selected cascade (None before the first ``select``).
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import TopicCascadeUCB, worked_example
+        >>> model = worked_example().model
+        >>> learner = TopicCascadeUCB(3, model.n_topics, beta=1.0)
+        >>> _ = learner.select(model.X, model.topics)
+        >>> learner.last_value                                # optimistic: every p~ clipped at 1
+        1.0
+        """
         if self._cpp is None:
             return None
         plan_state = self._cpp.state().get("last_plan")
@@ -517,7 +569,17 @@ class CascadeLinUCB(CascadeLearner):
 
     @property
     def theta(self) -> Optional[np.ndarray]:
-        """Current estimate of theta_x (None before the first ``select``)."""
+        """Current estimate of theta_x (None before the first ``select``).
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import CascadeLinUCB, worked_example
+        >>> model = worked_example().model
+        >>> learner = CascadeLinUCB(3, model.n_topics, beta=1.0)
+        >>> learner.update(learner.select(model.X, model.topics), first_click=None)
+        >>> learner.theta.tolist()                           # no click: no evidence of attraction
+        [0.0, 0.0]
+        """
         return None if self._cpp is None else self._cpp.state()["theta"]
 
 

@@ -408,28 +408,68 @@ class TopicCascadeModel:
     # -- sizes and parameter views ------------------------------------------------------------
     @property
     def n_items(self) -> int:
-        """Number of items L."""
+        """Number of items L.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> model = worked_example().model
+        >>> model.n_items
+        6
+        """
         return int(self.X.shape[0])
 
     @property
     def n_features(self) -> int:
-        """Number of item features d_x."""
+        """Number of item features d_x.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> model = worked_example().model
+        >>> model.n_features
+        2
+        """
         return int(self.X.shape[1])
 
     @property
     def dim(self) -> int:
-        """Length d of phi and theta."""
+        """Length d of phi and theta: ``d_x + m**2`` ("transition") or ``d_x + m`` ("coverage").
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> model = worked_example().model
+        >>> model.dim
+        11
+        """
         block = self.n_topics if self.features == "transition" else 1
         return self.n_features + self.n_topics * block
 
     @property
     def theta_x(self) -> np.ndarray:
-        """Weights of the item features, the first d_x entries of theta."""
+        """Weights of the item features, the first d_x entries of theta.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> model = worked_example().model
+        >>> model.theta_x.tolist()
+        [0.3, 0.25]
+        """
         return cast(np.ndarray, self.theta[: self.n_features])
 
     @property
     def gamma(self) -> np.ndarray:
-        """Topic parameters: (m, m) for ``"transition"``, (m,) for ``"coverage"``."""
+        """Topic parameters: ``Gamma`` (m, m) for ``"transition"``, the bonuses (m,) for ``"coverage"``.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> model = worked_example().model
+        >>> model.gamma[2].tolist()          # effects on a topic-2 item of topics 0, 1, 2 above
+        [0.25, 0.0, -0.1]
+        """
         rest = self.theta[self.n_features :]
         return cast(np.ndarray, rest.reshape(self.n_topics, self.n_topics) if self.features == "transition" else rest)
 
@@ -713,7 +753,14 @@ class ClickTable:
 
     @property
     def n_items(self) -> int:
-        """Number of items L."""
+        """Number of items L.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import ClickTable
+        >>> ClickTable([[0.5, 0.3, 0.5], [0.5, 0.5, 0.25]], [0, 1], 2).n_items
+        2
+        """
         return int(self.probabilities.shape[0])
 
     def __repr__(self) -> str:

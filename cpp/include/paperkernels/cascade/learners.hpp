@@ -24,11 +24,15 @@ namespace paperkernels::cascade {
 inline std::unique_ptr<Learner> make_learner(const LearnerConfig& cfg, std::uint64_t seed, std::uint64_t stream,
                                              Interrupt* stop = nullptr) {
   switch (cfg.type) {
-    case LearnerType::topic_ucb: return std::make_unique<TopicUCB>(cfg, stop);
-    case LearnerType::lin_ucb: return std::make_unique<LinUCB>(cfg, stop);
+    case LearnerType::topic_ucb:
+      return std::make_unique<TopicUCB>(cfg, stop);
+    case LearnerType::lin_ucb:
+      return std::make_unique<LinUCB>(cfg, stop);
     case LearnerType::ucb1:
-    case LearnerType::kl_ucb: return std::make_unique<ItemUCB>(cfg, stop);
-    case LearnerType::random: return std::make_unique<RandomLearner>(cfg, seed, stream, stop);
+    case LearnerType::kl_ucb:
+      return std::make_unique<ItemUCB>(cfg, stop);
+    case LearnerType::random:
+      return std::make_unique<RandomLearner>(cfg, seed, stream, stop);
   }
   throw invalid_argument("learner: unknown type");
 }

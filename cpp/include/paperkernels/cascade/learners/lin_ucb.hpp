@@ -86,8 +86,8 @@ class LinUCB final : public Learner {
 
   void load(const LearnerState& in) override {
     const auto d = static_cast<std::size_t>(gram_.dim());
-    require(in.gram.size() == d * d && in.b.size() == d && in.theta.size() == d,
-            "state: expected the statistics of a ", d, "-feature learner");
+    require(in.gram.size() == d * d && in.b.size() == d && in.theta.size() == d, "state: expected the statistics of a ",
+            d, "-feature learner");
     Learner::load(in);
     n_obs_ = in.observations;
     gram_.assign(gram_.dim(), in.gram.data());

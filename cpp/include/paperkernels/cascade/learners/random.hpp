@@ -26,7 +26,8 @@ class RandomLearner final : public Learner {
     perm_.resize(items.L);
     std::iota(perm_.begin(), perm_.end(), 0);
     for (int k = 0; k < config_.K; ++k) {
-      const std::size_t j = static_cast<std::size_t>(k) + static_cast<std::size_t>(rng_.below(items.L - static_cast<std::size_t>(k)));
+      const std::size_t j =
+          static_cast<std::size_t>(k) + static_cast<std::size_t>(rng_.below(items.L - static_cast<std::size_t>(k)));
       std::swap(perm_[k], perm_[j]);
       cascade[k] = perm_[k];
     }

@@ -26,7 +26,8 @@ namespace paperkernels::cascade {
 class TopicUCB final : public Learner, private ListCompleter {
  public:
   explicit TopicUCB(const LearnerConfig& cfg, Interrupt* stop = nullptr)
-      : Learner(cfg, stop), space_(cfg.state, cfg.n_topics, cfg.K, cfg.max_states, stop),
+      : Learner(cfg, stop),
+        space_(cfg.state, cfg.n_topics, cfg.K, cfg.max_states, stop),
         layout_{cfg.features, cfg.n_features, cfg.n_topics} {
     d_ = layout_.dim();
     gram_.reset(d_, cfg.lam);
@@ -56,10 +57,17 @@ class TopicUCB final : public Learner, private ListCompleter {
     refresh_theta();
     optimistic_lists(items);
     switch (config_.planner) {
-      case Planner::exact: plan_ = exact_.run(space_, lists_, stop_); break;
-      case Planner::topic_dp: plan_ = topic_dp_.run(space_, lists_, stop_); break;
-      case Planner::greedy: plan_ = plan_greedy(space_, lists_, stop_); break;
-      case Planner::brute: throw invalid_argument("planner: 'brute' is a test oracle for click tables, not a learner planner");
+      case Planner::exact:
+        plan_ = exact_.run(space_, lists_, stop_);
+        break;
+      case Planner::topic_dp:
+        plan_ = topic_dp_.run(space_, lists_, stop_);
+        break;
+      case Planner::greedy:
+        plan_ = plan_greedy(space_, lists_, stop_);
+        break;
+      case Planner::brute:
+        throw invalid_argument("planner: 'brute' is a test oracle for click tables, not a learner planner");
     }
     std::copy(plan_.cascade.begin(), plan_.cascade.end(), cascade);
   }
@@ -109,8 +117,8 @@ class TopicUCB final : public Learner, private ListCompleter {
 
   void load(const LearnerState& in) override {
     const auto d = static_cast<std::size_t>(d_);
-    require(in.gram.size() == d * d && in.b.size() == d && in.theta.size() == d,
-            "state: expected the statistics of a ", d_, "-parameter learner");
+    require(in.gram.size() == d * d && in.b.size() == d && in.theta.size() == d, "state: expected the statistics of a ",
+            d_, "-parameter learner");
     require(in.plan_cascade.size() == in.plan_probs.size() &&
                 (in.plan_cascade.empty() || in.plan_cascade.size() == static_cast<std::size_t>(config_.K)),
             "state: the last plan does not fit this learner");
@@ -165,7 +173,8 @@ class TopicUCB final : public Learner, private ListCompleter {
       b_bound += norms.abs_max;
       theta_bound += std::sqrt(norms.sq) / lam;
       if (!(norms.sq / lam <= kSafeMagnitude) || !(b_bound <= kSafeMagnitude)) refuse_features(item, k, lam);
-      if (config_.link == Link::logistic && !(theta_bound <= kSafeMagnitude && norms.abs_sum * theta_bound <= kSafeMagnitude))
+      if (config_.link == Link::logistic &&
+          !(theta_bound <= kSafeMagnitude && norms.abs_sum * theta_bound <= kSafeMagnitude))
         refuse_features(item, k, lam);
       if (k + 1 < config_.K) s = space_.next(s, static_cast<int>(items.topics[item]));
     }
@@ -185,7 +194,9 @@ class TopicUCB final : public Learner, private ListCompleter {
   void sort_topic(int c) {
     std::int32_t* first = order_.data() + by_topic_.start[c];
     std::int32_t* last = order_.data() + by_topic_.start[c + 1];
-    auto before = [&](std::int32_t x, std::int32_t y) { return item_u_[x] != item_u_[y] ? item_u_[x] > item_u_[y] : x < y; };
+    auto before = [&](std::int32_t x, std::int32_t y) {
+      return item_u_[x] != item_u_[y] ? item_u_[x] > item_u_[y] : x < y;
+    };
     const std::ptrdiff_t n = last - first;
     std::ptrdiff_t moves = 0;
     for (std::int32_t* it = first + (n > 0 ? 1 : 0); it < last; ++it) {
@@ -520,11 +531,11 @@ class TopicUCB final : public Learner, private ListCompleter {
   std::int64_t n_obs_ = 0;
 
   double beta_ = 0.0;
-  std::vector<std::int64_t> topics_;        // topics of the previous round (the order is reused)
-  std::vector<std::int32_t> order_;         // items by topic, then decreasing u
-  std::vector<int> position_;               // item -> position in order_
+  std::vector<std::int64_t> topics_;     // topics of the previous round (the order is reused)
+  std::vector<std::int32_t> order_;      // items by topic, then decreasing u
+  std::vector<int> position_;            // item -> position in order_
   std::vector<double> item_u_, item_a_;  // by item index
-  std::vector<double> u_, a_, h_;           // by position (h: block entry k at k * L + j)
+  std::vector<double> u_, a_, h_;        // by position (h: block entry k at k * L + j)
   std::vector<int> block_start_, block_first_;
   std::vector<double> block_max_, suffix_max_;
   std::vector<double> G_, q_;

@@ -14,9 +14,9 @@
 
 namespace paperkernels::cascade {
 
-// Largest q in [mean, 1] with n kl(mean, q) <= budget (kl: the shared, cancellation-free Bernoulli KL). f(q) = n kl(mean, q) - budget is convex
-// and increasing on [mean, 1), so Newton's method started to the right of the root (Pinsker:
-// kl >= 2 (q - mean)^2 puts the root below mean + sqrt(budget / 2n)) decreases monotonically to it.
+// Largest q in [mean, 1] with n kl(mean, q) <= budget (kl: the shared, cancellation-free Bernoulli KL). f(q) = n
+// kl(mean, q) - budget is convex and increasing on [mean, 1), so Newton's method started to the right of the root
+// (Pinsker: kl >= 2 (q - mean)^2 puts the root below mean + sqrt(budget / 2n)) decreases monotonically to it.
 inline double kl_upper_bound(double mean, double n, double budget) {
   if (mean >= 1.0) return 1.0;
   if (!(budget > 0.0)) return mean;
