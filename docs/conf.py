@@ -1,6 +1,7 @@
 """Sphinx configuration of the paperkernels documentation.
 
 Build with ``sphinx-build -W -b html docs docs/_build/html`` after installing the ``docs`` extra.
+The user guide and the robustness, scale-out, benchmark and development pages are Markdown (MyST).
 The gallery in ``examples/`` is executed at build time (set ``PAPERKERNELS_DOCS_NO_GALLERY=1`` to
 skip it). Cross-references to numpy, scipy, scikit-learn, shapely and dask need their object
 inventories, which are downloaded only when ``PAPERKERNELS_DOCS_INTERSPHINX=1`` (offline builds
@@ -17,9 +18,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 # A source checkout with the extension built in place (cmake) documents that tree; an installed
 # package is used otherwise.
-# (The stub _core.pyi is always there: look for the compiled module itself.)
+# (Look for the compiled module itself: a checkout holds only the Python sources until it is built.)
 if any(p.suffix in (".so", ".pyd") for p in (ROOT / "python" / "paperkernels").glob("_core*")):
     sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(HERE / "_ext"))  # gallery_order
 
 import paperkernels  # noqa: E402
 
@@ -36,10 +38,14 @@ extensions = [
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
     "numpydoc",
+    "myst_parser",
 ]
+# The user guide, the robustness, scale-out, benchmark and development pages are Markdown (MyST).
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+myst_heading_anchors = 3
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip",
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip",
                     "gallery/*.md5", "gallery/*.json"]
 root_doc = "index"
 nitpicky = False
@@ -75,6 +81,11 @@ numpydoc_validation_exclude = {
 doctest_global_setup = """
 import numpy as np
 import paperkernels
+try:
+    import matplotlib
+    matplotlib.use("Agg")  # the plotting examples draw without a display
+except ImportError:
+    pass
 """
 
 # -- intersphinx: only when the network is allowed -------------------------------------------------
@@ -103,7 +114,7 @@ else:
         "filename_pattern": r"/plot_",
         "download_all_examples": False,
         "remove_config_comments": True,
-        "within_subsection_order": "FileNameSortKey",
+        "within_subsection_order": "gallery_order.ModuleOrder",
         "matplotlib_animations": False,
         "image_scrapers": ("matplotlib",),
         "show_memory": False,
@@ -124,27 +135,12 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_sidebars = {"index": [], "getting-started": []}
+# Pages without sub-pages need no section navigation: the article takes its width.
+html_sidebars = {page: [] for page in ("index", "getting-started", "robustness", "scale-out", "benchmarks",
+                                       "development", "changelog")}
 
 
-# -- the benchmarks page shows the generated results when the harness has written them -------------
-GENERATED_BENCHMARKS = HERE / "_generated" / "benchmarks.rst"
-NO_BENCHMARKS = (
-    "No results were generated for this build. Run the benchmarks and write their report to\n"
-    "``docs/_generated/benchmarks.rst`` to include it here.\n"
-)
-
-
-def _insert_benchmarks(app, docname, source):
-    if docname != "benchmarks":
-        return
-    text = GENERATED_BENCHMARKS.read_text(encoding="utf-8") if GENERATED_BENCHMARKS.is_file() else NO_BENCHMARKS
-    source[0] = source[0].replace("BENCHMARK-RESULTS", text)
-
-
-def setup(app):
-    app.connect("source-read", _insert_benchmarks)
-
-# Only the ``.. doctest::`` blocks of these pages run under ``-b doctest``; the docstrings' examples
-# run in their modules' namespaces with ``pytest --doctest-modules`` (see tests/test_docs.py).
+# Only the doctest and testcode directives of these pages (``.. doctest::`` in reStructuredText,
+# ```{doctest} and ```{testcode} in the Markdown guides) run under ``-b doctest``; the docstrings'
+# examples run in their modules' namespaces (see tests/test_docs.py).
 doctest_test_doctest_blocks = ""

@@ -171,13 +171,16 @@ def test_markdown_and_readme_blocks(quick):
     assert analysis.markdown(record, "greedy") in updated
 
 
-def test_readme_has_a_block_per_module():
-    readme = ROOT / "README.md"
-    if not readme.exists():
+BENCHMARKS_PAGE = ROOT / "docs" / "benchmarks.md"
+
+
+def test_benchmarks_page_has_a_block_per_module():
+    if not BENCHMARKS_PAGE.exists():
         pytest.skip("not a source checkout")
-    text = readme.read_text()
+    text = BENCHMARKS_PAGE.read_text()
     for name in benchmarks.BENCHMARKS:
         assert analysis.BEGIN.format(module=name) in text, name
+        assert analysis.END.format(module=name) in text, name
 
 
 def test_a_failing_module_does_not_hide_the_others(monkeypatch, tmp_path, capsys):
@@ -226,14 +229,33 @@ def test_build_info_names_the_isa():
         assert info["isa"] == _machine.isa_from_flags(flags)
 
 
-def test_readme_tables_match_the_recorded_run():
+def test_benchmark_tables_match_the_recorded_run():
     recorded = ROOT / "tools" / "readme_bench.json"
-    readme = ROOT / "README.md"
-    if not (recorded.exists() and readme.exists()):
+    if not (recorded.exists() and BENCHMARKS_PAGE.exists()):
         pytest.skip("not a source checkout")
     record = benchmarks.read_json(str(recorded))
     assert benchmarks.validate(record) == [] and not record["quick"]
-    text = readme.read_text()
+    text = BENCHMARKS_PAGE.read_text()
     updated, done = analysis.render_readme(record, text)
     assert done == list(benchmarks.BENCHMARKS)
-    assert updated == text, "README benchmark tables differ from tools/readme_bench.json: run tools/render_bench.py"
+    assert updated == text, ("docs/benchmarks.md tables differ from tools/readme_bench.json: "
+                             "run tools/render_bench.py tools/readme_bench.json")
+
+
+def test_render_bench_checks_the_benchmarks_page(tmp_path):
+    """The renderer's default target is the benchmarks page, and --check sees a stale table."""
+    recorded = ROOT / "tools" / "readme_bench.json"
+    if not (recorded.exists() and BENCHMARKS_PAGE.exists()):
+        pytest.skip("not a source checkout")
+    tool = [sys.executable, str(ROOT / "tools" / "render_bench.py"), str(recorded)]
+    env = dict(os.environ)
+    package_parent = str(Path(paperkernels.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    done = subprocess.run(tool + ["--check"], capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and "benchmarks.md" in done.stdout, done.stdout + done.stderr
+    stale = tmp_path / "benchmarks.md"
+    stale.write_text(BENCHMARKS_PAGE.read_text().replace("**", "", 2))
+    done = subprocess.run(tool + [str(stale), "--check"], capture_output=True, text=True, env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    done = subprocess.run(tool + [str(stale)], capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and stale.read_text() == BENCHMARKS_PAGE.read_text()

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Regenerates the README's benchmark tables from one recorded run.
+"""Regenerates the benchmark tables of the documentation from one recorded run.
 
-    python -m paperkernels bench --json run.json          # on the machine to describe
-    python tools/render_bench.py run.json [README.md]      # rewrite every bench:<module> block
-    python tools/render_bench.py run.json --check          # exit 1 if the README is not up to date
+    python -m paperkernels bench --json run.json                  # on the machine to describe
+    python tools/render_bench.py run.json [docs/benchmarks.md]     # rewrite every bench:<module> block
+    python tools/render_bench.py run.json --check                  # exit 1 if the page is not up to date
 
 Each module's block sits between ``<!-- bench:<module>:begin ... -->`` and ``<!-- bench:<module>:end -->``.
 """
@@ -21,8 +21,9 @@ from paperkernels.benchmarks.analysis import render_readme
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("record", help="a JSON file written by `python -m paperkernels bench --json`")
-    parser.add_argument("readme", nargs="?", default=str(Path(__file__).resolve().parents[1] / "README.md"))
-    parser.add_argument("--check", action="store_true", help="only report whether the README is up to date")
+    parser.add_argument("page", nargs="?", default=str(Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"),
+                        help="the Markdown page holding the bench:<module> blocks (default: docs/benchmarks.md)")
+    parser.add_argument("--check", action="store_true", help="only report whether the page is up to date")
     args = parser.parse_args(argv)
     record = read_json(args.record)
     problems = validate(record)
@@ -30,9 +31,9 @@ def main(argv=None) -> int:
         print(f"{args.record} does not match the schema:\n  " + "\n  ".join(problems[:20]), file=sys.stderr)
         return 2
     if record.get("quick"):
-        print(f"{args.record} is a --quick run: its sizes are not the README's", file=sys.stderr)
+        print(f"{args.record} is a --quick run: its sizes are not the documented ones", file=sys.stderr)
         return 2
-    path = Path(args.readme)
+    path = Path(args.page)
     text = path.read_text()
     updated, done = render_readme(record, text)
     if not done:

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import math
-import time
 
 import numpy as np
 
 from .. import toptwo
+from ._harness import Timer
 
 
 def best_arm_runner(name, mu, delta):
@@ -83,13 +84,13 @@ def main() -> None:
     for name in ("EB-TCI", "T3C", "TTTS", "TaS-D", "FWS", "LUCB1", "lilUCB"):
         runs = max(4, args.runs // (4 if name in ("TaS-D", "FWS", "LUCB1", "lilUCB") else 1))
         runner = best_arm_runner(name, mu, delta)
-        start = time.process_time()
-        taus, wrong = runner(runs, 1)
-        theirs = time.process_time() - start
+        theirs_timer, ours_timer = Timer("cpu"), Timer("cpu")
+        taus, wrong = theirs_timer.run(functools.partial(runner, runs, 1))
         ours_runs = 200 if name != "TaS-D" else 40
-        start = time.process_time()
-        result = toptwo.run_many(mu, delta, ours_runs, sampler=name, seed=1, n_threads=1)
-        ours = time.process_time() - start
+        result = ours_timer.run(
+            functools.partial(toptwo.run_many, mu, delta, ours_runs, sampler=name, seed=1, n_threads=1)
+        )
+        theirs, ours = theirs_timer.samples[0][0], ours_timer.samples[0][0]
         se_a = taus.std(ddof=1) / math.sqrt(len(taus))
         diff = (taus.mean() - result.mean_tau) / math.hypot(se_a, result.se_tau)
         speed_a = taus.sum() / theirs

@@ -30,15 +30,16 @@
 #define PAPERKERNELS_ALWAYS_INLINE inline
 #endif
 
-// GCC on x86-64: kernels are also compiled for AVX2 and AVX-512 (target attributes) and picked at
-// run time; elsewhere only the baseline variant exists.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+// GCC and clang on x86-64: kernels are also compiled for AVX2 and AVX-512 (target attributes) and
+// picked at run time; elsewhere only the baseline variant exists.
+#if defined(__GNUC__) && defined(__x86_64__)
 #define PAPERKERNELS_SIMD_X86 1
 #endif
 
 // Keeps a loaded vector in a register: GCC otherwise may fold the load into every instruction that
-// uses the vector, repeating the memory access. (No effect on the value.)
-#ifdef PAPERKERNELS_SIMD_X86
+// uses the vector, repeating the memory access. (No effect on the value.) Clang does not fold them,
+// and checks the constraint before the kernel is inlined into its AVX variant: not used there.
+#if defined(PAPERKERNELS_SIMD_X86) && !defined(__clang__)
 #define PAPERKERNELS_IN_REGISTER(v) asm("" : "+v"(v))
 #else
 #define PAPERKERNELS_IN_REGISTER(v) ((void)0)
@@ -47,7 +48,7 @@
 // Around code that passes these vectors between always-inlined helpers (which end up inside
 // functions compiled for the width they use): GCC's note that passing wide vectors without AVX
 // changes the ABI does not apply there.
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__)
 #define PAPERKERNELS_PSABI_OFF _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wpsabi\"")
 #define PAPERKERNELS_PSABI_ON _Pragma("GCC diagnostic pop")
 #else

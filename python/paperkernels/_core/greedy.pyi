@@ -1,0 +1,35 @@
+"""
+Greedy forward-selection ensembles.
+"""
+from __future__ import annotations
+import numpy
+import numpy.typing
+import typing
+__all__: list[str] = ['average_path', 'centred_gram', 'centred_xty', 'fit_columns', 'fit_gram']
+def average_path(active: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], coef: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], n_features: typing.SupportsInt | typing.SupportsIndex, identical: bool, n_threads: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    Ordered average of per-learner paths (active (B, k), packed coef (B, k(k+1)/2)) into (k+1, p).
+    """
+def centred_gram(X: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], mean: typing.Annotated[numpy.typing.ArrayLike, numpy.float64] | None, n_threads: typing.SupportsInt | typing.SupportsIndex, y: typing.Annotated[numpy.typing.ArrayLike, numpy.float64] | None = None) -> typing.Any:
+    """
+    (X - mean)^T (X - mean) for X (n, p) row-major (mean None: X^T X). Each entry sums the samples in
+    order (no fused multiply-add): the same bits for any n_threads and under any instruction set
+    (paperkernels.set_isa). With y (n,), already centred, returns (gram, (X - mean)^T y), the latter
+    bit-identical to greedy_centred_xty.
+    """
+def centred_xty(X: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], mean: typing.Annotated[numpy.typing.ArrayLike, numpy.float64] | None, y: typing.Annotated[numpy.typing.ArrayLike, numpy.float64]) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    (X - mean)^T y for X (n, p) row-major and y (n,) (mean None: X^T y), samples summed in order.
+    """
+def fit_columns(xt: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], xty: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], col_sq: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], k: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | typing.SupportsIndex, criterion: typing.SupportsInt | typing.SupportsIndex, tol: typing.SupportsFloat | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, n_learners: typing.SupportsInt | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, first_learner: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
+    """
+    Ensemble of forward selections without a Gram matrix: xt is the centred data transposed (p, n).
+    Same outputs as fit_gram.
+    """
+def fit_gram(gram: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], xty: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], k: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | typing.SupportsIndex, criterion: typing.SupportsInt | typing.SupportsIndex, tol: typing.SupportsFloat | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, n_learners: typing.SupportsInt | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, first_learner: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
+    """
+    Ensemble of forward selections from the centred Gram matrix X^T X and X^T y: learners
+    first_learner .. first_learner + n_learners - 1 (learner b uses stream b of seed).
+    Returns (path (k+1, p), active (B, k), packed coefficients (B, k(k+1)/2), gains (B, k)).
+    The same bits under any instruction set (paperkernels.set_isa).
+    """
