@@ -1,5 +1,6 @@
-"""paperkernels.cascade against the specification's numbers and independent references
-(tests/cascade_reference.py: dense features, Gram matrices solved from scratch, brute force)."""
+"""paperkernels.cascade against the paper's numbers (its worked example and reference simulation) and
+independent references (tests/cascade_reference.py: dense features, Gram matrices solved from scratch,
+brute force)."""
 
 import _thread
 import itertools
@@ -50,7 +51,7 @@ def reference_prob(model):
 
 
 # ---------------------------------------------------------------------------------------------
-# The specification's worked example
+# The paper's worked example
 
 
 def test_worked_example_values():
@@ -470,7 +471,7 @@ def test_simulate_interrupt():
 # Environments, catalogue, plotting
 
 
-def test_reference_environment_follows_the_specification():
+def test_reference_environment_follows_the_paper():
     env = pc.reference_environment(0)
     model = env.model
     assert (model.n_items, model.n_topics, env.K, model.n_features) == (12, 4, 3, 3)
