@@ -692,6 +692,9 @@ def test_options_cross_into_the_core_as_enums():
     with pytest.raises(TypeError):
         _core.cascade.Learner(type=9, K=2, n_topics=2, n_features=1, state=0, features=0, link=0, planner=0,
                               lam=1.0, beta=1.0, delta=0.05, S=1.0, max_states=100, seed=0, stream=0)
+    # pybind11 builds a member from any integer: one that names no option is refused as well.
+    with pytest.raises(ValueError, match="state: expected a member of the enum, got the value 7"):
+        _core.cascade.state_space(_core.cascade.StateKind(7), 3, 3, 100)
     with pytest.raises(ValueError, match="planner: expected one of 'exact', 'topic_dp', 'greedy', got 'brute'"):
         pc.TopicCascadeUCB(planner="brute")
 

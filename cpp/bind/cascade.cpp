@@ -20,8 +20,23 @@ using paperkernels::bind::carray;
 
 namespace {
 
+// The options arrive as enum members. pybind11 also lets Python build a member from any integer
+// (StateKind(7)): such a value names no option and is refused here.
+template <class Enum>
+Enum known(Enum value, Enum last, const char* name) {
+  const int v = static_cast<int>(value);
+  require(v >= 0 && v <= static_cast<int>(last), name, ": expected a member of the enum, got the value ", v);
+  return value;
+}
+StateKind known(StateKind v) { return known(v, StateKind::last, "state"); }
+FeatureMap known(FeatureMap v) { return known(v, FeatureMap::coverage, "features"); }
+Link known(Link v) { return known(v, Link::logistic, "link"); }
+Planner known(Planner v) { return known(v, Planner::brute, "method"); }
+LearnerType known(LearnerType v) { return known(v, LearnerType::random, "type"); }
+
 // Long loops run without the GIL and poll for Ctrl-C (call with the GIL held; it is released here).
 StateSpace make_space(StateKind kind, int n_topics, int K, std::size_t max_states) {
+  known(kind);
   py::gil_scoped_release release;
   Interrupt stop(bind::python_signal_poll());
   return StateSpace(kind, n_topics, K, max_states, &stop);
@@ -343,8 +358,9 @@ void bind_cascade(py::module_& m) {
       [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta,
          FeatureMap features, Link link, StateKind kind, int n_topics, int K, std::size_t max_states) {
         const ItemsView items = items_view(X, topics, n_topics);
-        const FeatureLayout layout{features, items.dx, n_topics};
+        const FeatureLayout layout{known(features), items.dx, n_topics};
         require(theta.ndim() == 1 && theta.shape(0) == layout.dim(), "theta: expected ", layout.dim(), " parameters");
+        known(link);
         const StateSpace space = make_space(kind, n_topics, K, max_states);
         carray<double> out({static_cast<py::ssize_t>(items.L), static_cast<py::ssize_t>(space.size())});
         double* data = out.mutable_data();
@@ -363,6 +379,7 @@ void bind_cascade(py::module_& m) {
       "plan_table",
       [](const carray<double>& P, const carray<std::int64_t>& topics, StateKind kind, int n_topics, int K,
          Planner method, double max_orderings, std::size_t max_states) {
+        known(method);
         bind::require_ndim(P, 2, "probabilities");
         bind::require_ndim(topics, 1, "topics");
         check_topics(topics, n_topics);
@@ -395,9 +412,10 @@ void bind_cascade(py::module_& m) {
       "plan_model",
       [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta,
          FeatureMap features, Link link, StateKind kind, int n_topics, int K, Planner method, std::size_t max_states) {
-        require(method != Planner::brute, "method: 'brute' plans on click tables");
+        require(known(method) != Planner::brute, "method: 'brute' plans on click tables");
+        known(link);
         const ItemsView items = items_view(X, topics, n_topics);
-        const FeatureLayout layout{features, items.dx, n_topics};
+        const FeatureLayout layout{known(features), items.dx, n_topics};
         require(theta.ndim() == 1 && theta.shape(0) == layout.dim(), "theta: expected ", layout.dim(), " parameters");
         require(static_cast<std::size_t>(K) <= items.L, "K: expected K <= the number of items");
         const StateSpace space = make_space(kind, n_topics, K, max_states);
@@ -422,14 +440,14 @@ void bind_cascade(py::module_& m) {
              require(type != LearnerType::topic_ucb || planner != Planner::brute,
                      "planner: 'brute' is a test oracle for click tables, not a learner planner");
              LearnerConfig cfg;
-             cfg.type = type;
+             cfg.type = known(type);
              cfg.K = K;
              cfg.n_topics = n_topics;
              cfg.n_features = n_features;
-             cfg.state = state;
-             cfg.features = features;
-             cfg.link = link;
-             cfg.planner = planner;
+             cfg.state = known(state);
+             cfg.features = known(features);
+             cfg.link = known(link);
+             cfg.planner = known(planner);
              cfg.lam = lam;
              cfg.beta = beta;
              cfg.delta = delta;
