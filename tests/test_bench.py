@@ -166,7 +166,7 @@ def test_markdown_and_readme_blocks(quick):
     assert "speed-up" in text and record["isa"] in text
     readme = "intro\n" + analysis.BEGIN.format(module="greedy") + "\nold table\n" + \
         analysis.END.format(module="greedy") + "\nrest\n"
-    updated, done = analysis.render_readme(record, readme)
+    updated, done = analysis.render_tables(record, readme)
     assert done == ["greedy"] and "old table" not in updated and updated.endswith("rest\n")
     assert analysis.markdown(record, "greedy") in updated
 
@@ -236,7 +236,7 @@ def test_benchmark_tables_match_the_recorded_run():
     record = benchmarks.read_json(str(recorded))
     assert benchmarks.validate(record) == [] and not record["quick"]
     text = BENCHMARKS_PAGE.read_text()
-    updated, done = analysis.render_readme(record, text)
+    updated, done = analysis.render_tables(record, text)
     assert done == list(benchmarks.BENCHMARKS)
     assert updated == text, ("docs/benchmarks.md tables differ from tools/readme_bench.json: "
                              "run tools/render_bench.py tools/readme_bench.json")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import toptwo_reference as ref
+from paperkernels import _core
 from paperkernels import toptwo as tt
 
 SEEDS = [0, 1, 2, 7, 2**63 + 5]
@@ -300,7 +301,7 @@ def test_matrix_game_solver_against_linear_programming():
         M = rng.normal(size=(K, J))
         if trial % 3 == 0:
             M = np.round(M)  # degenerate games with ties
-        z = tt._core.toptwo.matrix_game(M)
+        z = _core.toptwo.matrix_game(M)
         assert z.shape == (K,) and np.all(z >= 0) and abs(z.sum() - 1) < 1e-12
         # max v s.t. M^T z >= v, sum z = 1, z >= 0
         res = linprog(np.r_[np.zeros(K), -1.0], A_ub=np.c_[-M.T, np.ones(J)], b_ub=np.zeros(J),

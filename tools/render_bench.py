@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from paperkernels.benchmarks import read_json, validate
-from paperkernels.benchmarks.analysis import render_readme
+from paperkernels.benchmarks.analysis import render_tables
 
 
 def main(argv=None) -> int:
@@ -35,7 +35,7 @@ def main(argv=None) -> int:
         return 2
     path = Path(args.page)
     text = path.read_text()
-    updated, done = render_readme(record, text)
+    updated, done = render_tables(record, text)
     if not done:
         print(f"{path}: no bench:<module> blocks found", file=sys.stderr)
         return 2

@@ -1,12 +1,12 @@
 // Bindings of paperkernels.toptwo: simulated episodes (one or many, in parallel), the incremental
 // sampler, characteristic times and the vectorised helpers. Arguments arrive validated from
-// python/paperkernels/toptwo.py; the checks here are a backstop.
+// python/paperkernels/toptwo/ (options as the enum types registered below); the checks here are a
+// backstop.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -15,6 +15,7 @@
 #include "paperkernels/toptwo/characteristic_time.hpp"
 #include "paperkernels/toptwo/episode.hpp"
 #include "paperkernels/toptwo/sampler.hpp"
+#include "paperkernels/toptwo/thresholds.hpp"
 
 namespace py = pybind11;
 using namespace paperkernels;
@@ -23,98 +24,39 @@ using paperkernels::bind::carray;
 
 namespace {
 
-Arms parse_arms(const std::string& s) {
-  if (s == "bernoulli") return Arms::bernoulli;
-  if (s == "gaussian") return Arms::gaussian;
-  throw invalid_argument("arms: expected 'bernoulli' or 'gaussian', got '" + s + "'");
+// A named threshold c(t, delta) (the array kind needs its values: see Config).
+Threshold named_threshold(ThresholdKind kind, double delta, int K) {
+  require(delta > 0.0 && delta < 1.0, "delta: expected a number in (0, 1), got ", delta);
+  require(K >= 2, "K: expected at least 2 arms, got ", K);
+  switch (kind) {
+    case ThresholdKind::gk16:
+      return Threshold::gk16(delta);
+    case ThresholdKind::union_bound:
+      return Threshold::union_bound(delta, K);
+    case ThresholdKind::kk21:
+      return Threshold::kk21(delta, K);
+    case ThresholdKind::array:
+      break;
+  }
+  fail("threshold: expected a named threshold (gk16, union_bound or kk21)");
 }
 
-// Everything that defines the sampler, with ownership of a user threshold array.
+// Everything that defines the sampler, with ownership of a user threshold array. The options
+// arrive as enum members validated once in Python; check_options() is the backstop for the numbers.
 struct Config {
   Arms arms = Arms::bernoulli;
   Options options;
   std::vector<double> threshold_values;
 
-  Config(int K, double beta, const std::string& challenger, const std::string& rule, const std::string& tie_break,
-         bool forced_exploration, std::int64_t min_pulls, const std::string& arms_, double sigma,
-         const std::string& threshold, double delta, const py::object& values, const std::string& leader = "EB",
-         bool uniform = false, double ucb_alpha = 1.0, const std::string& tracking = "none",
-         std::int64_t weights_every = 1, const std::string& racing = "none", double lil_epsilon = 0.01,
-         double lil_beta = 1.0, double lil_lambda = 9.0) {
-    arms = parse_arms(arms_);
-    if (racing == "none")
-      options.racing = Racing::none;
-    else if (racing == "LUCB1")
-      options.racing = Racing::lucb1;
-    else if (racing == "lilUCB")
-      options.racing = Racing::lil_ucb;
-    else if (racing == "EGE")
-      options.racing = Racing::ege;
-    else
-      throw invalid_argument("racing: expected 'none', 'LUCB1' or 'lilUCB', got '" + racing + "'");
-    options.delta = threshold == "array" && !(delta > 0.0 && delta < 1.0) ? 0.5 : delta;
-    options.lil_epsilon = lil_epsilon;
-    options.lil_beta = lil_beta;
-    options.lil_lambda = lil_lambda;
-    if (tracking == "none")
-      options.tracking = Tracking::none;
-    else if (tracking == "C")
-      options.tracking = Tracking::c;
-    else if (tracking == "D")
-      options.tracking = Tracking::d;
-    else if (tracking == "FW")
-      options.tracking = Tracking::fw;
-    else
-      throw invalid_argument("tracking: expected 'none', 'C' or 'D', got '" + tracking + "'");
-    options.weights_every = weights_every;
-    if (leader == "EB")
-      options.leader = Leader::eb;
-    else if (leader == "TS")
-      options.leader = Leader::ts;
-    else if (leader == "UCB")
-      options.leader = Leader::ucb;
-    else
-      throw invalid_argument("leader: expected 'EB', 'TS' or 'UCB', got '" + leader + "'");
-    options.uniform = uniform;
-    options.ucb_alpha = ucb_alpha;
-    options.K = K;
-    options.beta = beta;
-    if (challenger == "TCI")
-      options.challenger = Challenger::tci;
-    else if (challenger == "TC")
-      options.challenger = Challenger::tc;
-    else if (challenger == "RS")
-      options.challenger = Challenger::rs;
-    else
-      throw invalid_argument("challenger: expected 'TCI', 'TC' or 'RS', got '" + challenger + "'");
-    if (rule == "random")
-      options.rule = Rule::random;
-    else if (rule == "tracking")
-      options.rule = Rule::tracking;
-    else
-      throw invalid_argument("rule: expected 'random' or 'tracking', got '" + rule + "'");
-    if (tie_break == "random")
-      options.tie_break = TieBreak::random;
-    else if (tie_break == "first")
-      options.tie_break = TieBreak::first;
-    else
-      throw invalid_argument("tie_break: expected 'random' or 'first', got '" + tie_break + "'");
-    options.forced_exploration = forced_exploration;
-    options.min_pulls = min_pulls;
-    options.sigma = sigma;
-    if (threshold != "array")
-      require(delta > 0.0 && delta < 1.0, "delta: expected a number in (0, 1), got " + std::to_string(delta));
-    if (threshold == "gk16") {
-      options.threshold = Threshold::gk16(delta);
-    } else if (threshold == "union") {
-      options.threshold = Threshold::union_bound(delta, K);
-    } else if (threshold == "kk21") {
-      options.threshold = Threshold::kk21(delta, K);
-    } else if (threshold == "array") {
+  Config(Arms arms_, const Options& options_, ThresholdKind threshold, const py::object& values)
+      : arms(arms_), options(options_) {
+    if (threshold == ThresholdKind::array) {
       require(!values.is_none(), "threshold: an array threshold needs its values");
+      if (!(options.delta > 0.0 && options.delta < 1.0)) options.delta = 0.5;
       set_values(values.cast<carray<double>>());
     } else {
-      throw invalid_argument("threshold: expected 'gk16', 'union', 'kk21' or 'array', got '" + threshold + "'");
+      require(values.is_none(), "threshold: a named threshold takes no values");
+      options.threshold = named_threshold(threshold, options.delta, options.K);
     }
     check_options(options);
   }
@@ -134,6 +76,33 @@ struct Config {
     options.threshold = Threshold::array(threshold_values.data(), static_cast<std::int64_t>(threshold_values.size()));
   }
 };
+
+Config make_config(int K, double beta, Challenger challenger, Rule rule, TieBreak tie_break, bool forced_exploration,
+                   std::int64_t min_pulls, Arms arms, double sigma, ThresholdKind threshold, double delta,
+                   const py::object& threshold_values, Leader leader, bool uniform, double ucb_alpha,
+                   Tracking tracking, std::int64_t weights_every, Racing racing, double lil_epsilon, double lil_beta,
+                   double lil_lambda) {
+  Options o;
+  o.K = K;
+  o.beta = beta;
+  o.challenger = challenger;
+  o.rule = rule;
+  o.tie_break = tie_break;
+  o.forced_exploration = forced_exploration;
+  o.min_pulls = min_pulls;
+  o.sigma = sigma;
+  o.leader = leader;
+  o.uniform = uniform;
+  o.ucb_alpha = ucb_alpha;
+  o.tracking = tracking;
+  o.weights_every = weights_every;
+  o.racing = racing;
+  o.delta = delta;
+  o.lil_epsilon = lil_epsilon;
+  o.lil_beta = lil_beta;
+  o.lil_lambda = lil_lambda;
+  return Config(arms, o, threshold, threshold_values);
+}
 
 // Runs f(start, stop) over [0, n) in chunks with the GIL released, checking for signals (Ctrl-C)
 // between chunks, so long elementwise loops stay interruptible.
@@ -238,8 +207,8 @@ py::tuple run_many_impl(const Config& config, const std::vector<double>& mu, std
 }
 
 void check_mu(const Config& config, const std::vector<double>& mu) {
-  require(static_cast<int>(mu.size()) == config.options.K,
-          "mu: expected " + std::to_string(config.options.K) + " means, got " + std::to_string(mu.size()));
+  require(static_cast<int>(mu.size()) == config.options.K, "mu: expected ", config.options.K, " means, got ",
+          mu.size());
   for (double m : mu) {
     if (!std::isfinite(m)) throw invalid_argument("mu: expected finite values");
     if (config.arms == Arms::bernoulli && !(m >= 0.0 && m <= 1.0))
@@ -316,8 +285,8 @@ class IncrementalSampler {
   void update_many(const carray<std::int64_t>& arms, const carray<double>& rewards) {
     bind::require_ndim(arms, 1, "arm");
     bind::require_ndim(rewards, 1, "reward");
-    require(arms.size() == rewards.size(), "arm, reward: expected the same number of arms and rewards, got " +
-                                               std::to_string(arms.size()) + " and " + std::to_string(rewards.size()));
+    require(arms.size() == rewards.size(), "arm, reward: expected the same number of arms and rewards, got ",
+            arms.size(), " and ", rewards.size());
     const std::int64_t* a = arms.data();
     const double* x = rewards.data();
     const py::ssize_t n = arms.size();
@@ -452,15 +421,12 @@ class IncrementalSampler {
 
   // The messages are built only on failure (this runs once per entry of a batch).
   void check_update(std::int64_t arm, double reward) const {
-    if (!(arm >= 0 && arm < config_.options.K))
-      throw invalid_argument("arm: expected an index in [0, " + std::to_string(config_.options.K) + "), got " +
-                             std::to_string(arm));
-    if (config_.arms == Arms::bernoulli) {
-      if (!(reward == 0.0 || reward == 1.0))
-        throw invalid_argument("reward: Bernoulli arms expect rewards 0 or 1, got " + std::to_string(reward));
-    } else if (!std::isfinite(reward)) {
-      throw invalid_argument("reward: expected a finite number, got " + std::to_string(reward));
-    }
+    require(arm >= 0 && arm < config_.options.K, "arm: expected an index in [0, ", config_.options.K, "), got ",
+            arm);
+    if (config_.arms == Arms::bernoulli)
+      require(reward == 0.0 || reward == 1.0, "reward: Bernoulli arms expect rewards 0 or 1, got ", reward);
+    else
+      require(std::isfinite(reward), "reward: expected a finite number, got ", reward);
   }
 
   static constexpr py::ssize_t kPollEvery = py::ssize_t{1} << 16;
@@ -477,9 +443,8 @@ class IncrementalSampler {
         for (py::ssize_t i = 0; i < n; ++i) {
           double& sum = sums[static_cast<std::size_t>(a[i])];
           sum += x[i];
-          if (!(sum - sum == 0.0))
-            throw invalid_argument("reward: the sum of the rewards of arm " + std::to_string(a[i]) +
-                                   " would overflow at entry " + std::to_string(i) + " of the batch; nothing was recorded");
+          require(sum - sum == 0.0, "reward: the sum of the rewards of arm ", a[i], " would overflow at entry ", i,
+                  " of the batch; nothing was recorded");
         }
       }
       if (token == nullptr) {
@@ -514,16 +479,47 @@ class IncrementalSampler {
 }  // namespace
 
 void bind_toptwo(py::module_& m) {
+  // The options as enum types: Python validates the user's strings once and passes members, so no
+  // string is parsed and no bare integer is cast here.
+  py::enum_<Arms>(m, "Arms", "Reward distributions of the arms.")
+      .value("bernoulli", Arms::bernoulli)
+      .value("gaussian", Arms::gaussian);
+  py::enum_<Challenger>(m, "Challenger", "Challenger of a top-two step.")
+      .value("tci", Challenger::tci)
+      .value("tc", Challenger::tc)
+      .value("rs", Challenger::rs);
+  py::enum_<Leader>(m, "Leader", "Leader of a top-two step.")
+      .value("eb", Leader::eb)
+      .value("ts", Leader::ts)
+      .value("ucb", Leader::ucb);
+  py::enum_<Tracking>(m, "Tracking", "Tracking of optimal weights (Track-and-Stop, Frank-Wolfe sampling).")
+      .value("none", Tracking::none)
+      .value("c", Tracking::c)
+      .value("d", Tracking::d)
+      .value("fw", Tracking::fw);
+  py::enum_<Racing>(m, "Racing", "Algorithms with their own stopping rule.")
+      .value("none", Racing::none)
+      .value("lucb1", Racing::lucb1)
+      .value("lil_ucb", Racing::lil_ucb)
+      .value("ege", Racing::ege);
+  py::enum_<Rule>(m, "Rule", "Choice between leader and challenger.")
+      .value("random", Rule::random)
+      .value("tracking", Rule::tracking);
+  py::enum_<TieBreak>(m, "TieBreak", "Resolution of ties for the leader.")
+      .value("random", TieBreak::random)
+      .value("first", TieBreak::first);
+  py::enum_<ThresholdKind>(m, "ThresholdKind", "Stopping thresholds c(t, delta).")
+      .value("gk16", ThresholdKind::gk16)
+      .value("union_bound", ThresholdKind::union_bound)
+      .value("kk21", ThresholdKind::kk21)
+      .value("array", ThresholdKind::array);
+
   py::class_<Config>(m, "Config", "Sampler options, validated (private).")
-      .def(py::init<int, double, const std::string&, const std::string&, const std::string&, bool, std::int64_t,
-                    const std::string&, double, const std::string&, double, const py::object&, const std::string&, bool,
-                    double, const std::string&, std::int64_t, const std::string&, double, double, double>(),
-           py::arg("K"), py::arg("beta"), py::arg("challenger"), py::arg("rule"), py::arg("tie_break"),
-           py::arg("forced_exploration"), py::arg("min_pulls"), py::arg("arms"), py::arg("sigma"),
-           py::arg("threshold"), py::arg("delta"), py::arg("threshold_values") = py::none(),
-           py::arg("leader") = "EB", py::arg("uniform") = false, py::arg("ucb_alpha") = 1.0,
-           py::arg("tracking") = "none", py::arg("weights_every") = 1, py::arg("racing") = "none",
-           py::arg("lil_epsilon") = 0.01, py::arg("lil_beta") = 1.0, py::arg("lil_lambda") = 9.0);
+      .def(py::init(&make_config), py::kw_only(), py::arg("K"), py::arg("beta"), py::arg("challenger"),
+           py::arg("rule"), py::arg("tie_break"), py::arg("forced_exploration"), py::arg("min_pulls"), py::arg("arms"),
+           py::arg("sigma"), py::arg("threshold"), py::arg("delta"), py::arg("threshold_values"), py::arg("leader"),
+           py::arg("uniform"), py::arg("ucb_alpha"), py::arg("tracking"), py::arg("weights_every"), py::arg("racing"),
+           py::arg("lil_epsilon"), py::arg("lil_beta"), py::arg("lil_lambda"));
 
   m.def(
       "identify",
@@ -543,7 +539,7 @@ void bind_toptwo(py::module_& m) {
          std::int64_t max_steps, unsigned n_threads, std::int64_t first_run) {
         const std::vector<double> mu = to_vector(mu_arr, "mu");
         check_mu(config, mu);
-        require(n_runs >= 1, "n_runs: expected a positive integer, got " + std::to_string(n_runs));
+        require(n_runs >= 1, "n_runs: expected a positive integer, got ", n_runs);
         require(first_run >= 0 && first_run <= (std::int64_t{1} << 62) - n_runs,
                 "first_run: expected a non-negative run index below 2**62 - n_runs");
         if (config.arms == Arms::bernoulli)
@@ -575,10 +571,9 @@ void bind_toptwo(py::module_& m) {
 
   m.def(
       "characteristic_time",
-      [](const carray<double>& mu_arr, double beta, const std::string& arms, double sigma) {
+      [](const carray<double>& mu_arr, double beta, Arms kind, double sigma) {
         const std::vector<double> mu = to_vector(mu_arr, "mu");
         CharacteristicTime result;
-        const Arms kind = parse_arms(arms);
         {
           py::gil_scoped_release release;
           parallel_for(
@@ -630,10 +625,9 @@ void bind_toptwo(py::module_& m) {
   m.def(
       "transportation_cost",
       [](const carray<double>& mu_i, const carray<double>& n_i, const carray<double>& mu_j,
-         const carray<double>& n_j, const std::string& arms, double sigma) {
+         const carray<double>& n_j, Arms kind, double sigma) {
         const py::ssize_t n = mu_i.size();
         require(n_i.size() == n && mu_j.size() == n && n_j.size() == n, "expected arrays of the same size");
-        const Arms kind = parse_arms(arms);
         carray<double> out(n);
         const double *a = mu_i.data(), *b = n_i.data(), *c = mu_j.data(), *d = n_j.data();
         double* o = out.mutable_data();
@@ -647,8 +641,8 @@ void bind_toptwo(py::module_& m) {
 
   m.def(
       "threshold",
-      [](const std::string& kind, double delta, int K, const carray<std::int64_t>& t) {
-        Config config(K, 0.5, "TCI", "random", "random", false, 1, "bernoulli", 1.0, kind, delta, py::none());
+      [](ThresholdKind kind, double delta, int K, const carray<std::int64_t>& t) {
+        const Threshold c = named_threshold(kind, delta, K);
         carray<double> out(t.size());
         const std::int64_t* tt = t.data();
         double* o = out.mutable_data();
@@ -657,7 +651,6 @@ void bind_toptwo(py::module_& m) {
           for (py::ssize_t i = lo; i < hi; ++i) positive &= tt[i] >= 1;
         });
         require(positive, "t: expected positive times");
-        const Threshold& c = config.options.threshold;
         chunked(t.size(), [&](py::ssize_t lo, py::ssize_t hi) {
           for (py::ssize_t i = lo; i < hi; ++i) o[i] = c(tt[i]);
         });

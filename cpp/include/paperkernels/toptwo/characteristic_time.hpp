@@ -15,7 +15,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -149,7 +148,7 @@ class CharacteristicSolver {
  public:
   CharacteristicSolver(const std::vector<double>& mu, Arms arms, double sigma) : arms_(arms) {
     const int K = static_cast<int>(mu.size());
-    require(K >= 2, "mu: expected at least 2 arms, got " + std::to_string(K));
+    require(K >= 2, "mu: expected at least 2 arms, got ", K);
     require(sigma > 0.0 && std::isfinite(sigma), "sigma: expected a finite positive number");
     best_ = 0;
     for (int a = 0; a < K; ++a) {
@@ -160,8 +159,7 @@ class CharacteristicSolver {
     top_ = mu[best_];
     for (int a = 0; a < K; ++a) {
       if (a == best_) continue;
-      require(mu[a] < top_, "mu: expected a unique best arm, but arms " + std::to_string(best_) + " and " +
-                                std::to_string(a) + " share the largest mean");
+      require(mu[a] < top_, "mu: expected a unique best arm, but arms ", best_, " and ", a, " share the largest mean");
       Other o;
       o.index = a;
       o.mu = mu[a];
@@ -179,7 +177,7 @@ class CharacteristicSolver {
 
   // T*_beta and its weights.
   CharacteristicTime at(double beta) {
-    require(beta > 0.0 && beta < 1.0, "beta: expected a number in (0, 1), got " + std::to_string(beta));
+    require(beta > 0.0 && beta < 1.0, "beta: expected a number in (0, 1), got ", beta);
     const double v = solve_value(beta);
     CharacteristicTime out;
     out.T = 1.0 / v;

@@ -49,9 +49,7 @@ template <Arms kind, class Observe>
 EpisodeResult run_episode(Sampler<kind>& sampler, const Environment<kind>& env, Xoshiro256& rewards,
                           std::int64_t max_steps, const StopToken* token, Observe&& observe) {
   const std::int64_t initial = sampler.options().K * sampler.options().min_pulls;
-  if (max_steps < initial)
-    throw invalid_argument("max_steps: expected at least K * min_pulls = " + std::to_string(initial) + ", got " +
-                           std::to_string(max_steps));
+  require(max_steps >= initial, "max_steps: expected at least K * min_pulls = ", initial, ", got ", max_steps);
   EpisodeResult result;
   // The stop token is read every 2^14 pulls, or every pull for the rules whose steps can take
   // milliseconds (Track-and-Stop's weights, TTTS's re-sampling).

@@ -61,26 +61,21 @@ struct Options {
 inline constexpr int kMaxResamples = 10000;
 
 inline const Options& check_options(const Options& o) {
-  if (o.K < 2) throw invalid_argument("K: expected at least 2 arms, got " + std::to_string(o.K));
-  if (!(o.beta > 0.0 && o.beta < 1.0))
-    throw invalid_argument("beta: expected a number in (0, 1), got " + std::to_string(o.beta));
-  if (!(o.ucb_alpha > 0.0 && o.ucb_alpha < std::numeric_limits<double>::infinity()))
-    throw invalid_argument("ucb_alpha: expected a finite positive number, got " + std::to_string(o.ucb_alpha));
-  if (!(o.delta > 0.0 && o.delta < 1.0))
-    throw invalid_argument("delta: expected a number in (0, 1), got " + std::to_string(o.delta));
-  if (!(o.lil_epsilon >= 0.0 && o.lil_epsilon <= 1.0 && o.lil_beta > 0.0 && o.lil_beta <= 1e6 && o.lil_lambda > 0.0 &&
-        o.lil_lambda <= 1e12))
-    throw invalid_argument("lil_epsilon, lil_beta, lil_lambda: expected 0 <= epsilon <= 1, beta > 0, lambda > 0");
-  if (o.weights_every < 1)
-    throw invalid_argument("weights_every: expected a positive integer, got " + std::to_string(o.weights_every));
-  if (o.min_pulls < 1)
-    throw invalid_argument("min_pulls: expected a positive integer, got " + std::to_string(o.min_pulls));
-  if (!(o.sigma > 0.0 && o.sigma < std::numeric_limits<double>::infinity()))
-    throw invalid_argument("sigma: expected a finite positive number, got " + std::to_string(o.sigma));
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  require(o.K >= 2, "K: expected at least 2 arms, got ", o.K);
+  require(o.beta > 0.0 && o.beta < 1.0, "beta: expected a number in (0, 1), got ", o.beta);
+  require(o.ucb_alpha > 0.0 && o.ucb_alpha < kInfinity, "ucb_alpha: expected a finite positive number, got ",
+          o.ucb_alpha);
+  require(o.delta > 0.0 && o.delta < 1.0, "delta: expected a number in (0, 1), got ", o.delta);
+  require(o.lil_epsilon >= 0.0 && o.lil_epsilon <= 1.0 && o.lil_beta > 0.0 && o.lil_beta <= 1e6 &&
+              o.lil_lambda > 0.0 && o.lil_lambda <= 1e12,
+          "lil_epsilon, lil_beta, lil_lambda: expected 0 <= epsilon <= 1, beta > 0, lambda > 0");
+  require(o.weights_every >= 1, "weights_every: expected a positive integer, got ", o.weights_every);
+  require(o.min_pulls >= 1, "min_pulls: expected a positive integer, got ", o.min_pulls);
+  require(o.sigma > 0.0 && o.sigma < kInfinity, "sigma: expected a finite positive number, got ", o.sigma);
   // The costs divide by 2 sigma^2, which must be a finite normal number.
-  if (!(2.0 * o.sigma * o.sigma >= std::numeric_limits<double>::min() &&
-        2.0 * o.sigma * o.sigma < std::numeric_limits<double>::infinity()))
-    throw invalid_argument("sigma: 2 sigma^2 must be a finite positive normal number (sigma within about 1e-154 .. 1e154)");
+  require(2.0 * o.sigma * o.sigma >= std::numeric_limits<double>::min() && 2.0 * o.sigma * o.sigma < kInfinity,
+          "sigma: 2 sigma^2 must be a finite positive normal number (sigma within about 1e-154 .. 1e154)");
   return o;
 }
 
@@ -839,7 +834,7 @@ class Sampler {
   void restore(const SamplerState<Sum>& st) {
     const auto K = static_cast<std::size_t>(K_);
     if (st.N.size() != K || st.S.size() != K || st.L.size() != K || st.M.size() != K)
-      throw invalid_argument("state: expected per-arm arrays of " + std::to_string(K_) + " entries");
+      fail("state: expected per-arm arrays of ", K_, " entries");
     std::int64_t total = 0;
     for (std::size_t a = 0; a < K; ++a) {
       if (st.N[a] < 0 || st.L[a] < 0 || st.M[a] < 0 || st.M[a] > st.L[a])
@@ -917,11 +912,11 @@ class Sampler {
   // Records one reward of `arm` (Bernoulli: 0 or 1; the caller checks). A refused reward changes nothing.
   [[gnu::always_inline]] inline void update(int arm, Sum reward) {
     if (arm < 0 || arm >= K_)
-      throw invalid_argument("arm: expected an index in [0, " + std::to_string(K_) + "), got " + std::to_string(arm));
+      fail("arm: expected an index in [0, ", K_, "), got ", arm);
     if constexpr (kind == Arms::gaussian) {
       const double next = S_[arm] + reward;
       if (!(next - next == 0.0))
-        throw invalid_argument("reward: the sum of the rewards of arm " + std::to_string(arm) + " would overflow");
+        fail("reward: the sum of the rewards of arm ", arm, " would overflow");
     }
     // The maximiser set changes only through `arm`: follow it unless a rescan is unavoidable.
     const bool follow = maximisers_known_;

@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <string>
 
 #include "paperkernels/common/errors.hpp"
 
@@ -58,8 +57,7 @@ class Threshold {
         return constant_ + 6.0 * std::log(1.0 + std::log(tt / 2.0));
       case ThresholdKind::array:
         if (t < 0 || t >= length_)
-          throw invalid_argument("threshold: the array has " + std::to_string(length_) + " entries (t = 0.." +
-                                 std::to_string(length_ - 1) + ") but t = " + std::to_string(t) + " was reached");
+          fail("threshold: the array has ", length_, " entries (t = 0..", length_ - 1, ") but t = ", t, " was reached");
         return values_[t];
     }
     return 0.0;
