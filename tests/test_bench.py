@@ -13,7 +13,7 @@ import pytest
 import paperkernels
 from paperkernels import benchmarks
 from paperkernels.__main__ import main
-from paperkernels.benchmarks import analysis
+from paperkernels.benchmarks import _harness, analysis
 from paperkernels.benchmarks._harness import Recorder, measure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -211,6 +211,65 @@ def test_a_failing_module_does_not_hide_the_others(monkeypatch, tmp_path, capsys
     assert [m["module"] for m in record["measurements"]] == ["toptwo"]
     assert [c["passed"] for c in record["checks"]] == [False, True]
     assert "FAILED: greedy, relu" in capsys.readouterr().out
+
+
+def test_dense_kernels_have_a_row_per_isa_and_the_dgemm_rate(quick):
+    _, record, stdout = quick
+    supported = paperkernels.supported_isas()
+    assert record["supported_isas"] == supported
+    for module, workload, metric in (("greedy", "dense", "time per fit"), ("greedy", "wide", "time per fit"),
+                                     ("shapes", "masks", "throughput")):
+        rows = [m for m in record["measurements"] if m["module"] == module and m["workload"].startswith(workload)
+                and m["contender"] == "paperkernels" and m["threads"] == 1 and m["metric"] == metric]
+        by_workload = {}
+        for m in rows:
+            by_workload.setdefault(m["workload"], []).append(m["isa"])
+        assert by_workload, (module, workload)
+        for isas in by_workload.values():  # one row per instruction set, none twice
+            assert sorted(isas) == sorted(supported), (module, workload, isas)
+    pairs = analysis.speedups(record["measurements"])
+    for module in ("greedy", "shapes"):
+        rates = [m for m in record["measurements"] if m["module"] == module and m["metric"] == "arithmetic rate"]
+        dgemm = [m for m in rates if m["contender"] == _harness.DGEMM]
+        ours = [m for m in rates if m["contender"] == "paperkernels"]
+        assert len(dgemm) == 1 and dgemm[0]["unit"] == "GFLOP/s" and dgemm[0]["value"] > 0.1, module
+        assert sorted(m["isa"] for m in ours) == sorted(supported), module
+        assert all(m["unit"] == "GFLOP/s" and m["better"] == "higher" and m["value"] > 0 for m in ours)
+        against = [p for p in pairs if p["module"] == module and p["peer"] == _harness.DGEMM]
+        assert sorted(p["isa"] for p in against) == sorted(supported), module
+        for p in against:  # the fraction of the dgemm rate reached
+            assert p["speedup"] == pytest.approx(p["ours"] / p["theirs"])
+    assert _harness.DGEMM in stdout and "arithmetic rate" in stdout
+    # one row per instruction set in the Markdown tables too
+    text = analysis.markdown(record, "greedy")
+    if len(supported) > 1:
+        assert "| ISA |" in text and all(f"| {isa} |" in text for isa in supported)
+
+
+def test_recorder_measures_under_each_isa_and_restores_it():
+    before = paperkernels.get_isa()
+    rec = Recorder("greedy", True, before)
+    seen = []
+    for isa in rec.each_isa():
+        assert paperkernels.get_isa() == isa == rec.isa
+        seen.append(isa)
+        rec.time("w", "paperkernels", measure(lambda: None, repeat=1), threads=1)
+    assert seen == paperkernels.supported_isas()
+    assert paperkernels.get_isa() == before and rec.isa == before
+    assert [m["isa"] for m in rec.measurements] == seen
+    with pytest.raises(RuntimeError):  # an error inside still restores the instruction set
+        with rec.using_isa("sse2"):
+            raise RuntimeError
+    assert paperkernels.get_isa() == before and rec.isa == before
+    # measurements that differ only by instruction set stay apart when two runs are compared
+    assert len({analysis.key(m) for m in rec.measurements}) == len(seen)
+
+
+def test_dgemm_reference_counts_2mkn_operations():
+    assert _harness.dgemm_flops(3, 4, 5) == 120.0
+    timer = _harness.dgemm_timer(64, 32, 16, repeat=2, min_time=0.0)
+    assert timer.clock == "cpu" and len(timer.samples) == 2
+    assert all(units == pytest.approx(2 * 64 * 32 * 16 / 1e9) for _, units in timer.samples)
 
 
 def test_unknown_module_is_refused(capsys):

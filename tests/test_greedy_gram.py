@@ -46,6 +46,22 @@ def test_gram_is_the_in_order_sum_bit_for_bit(n, p, centred):
             assert np.array_equal(got, expected), (isa, threads)
 
 
+def test_gram_split_into_several_tasks_on_one_thread_is_the_in_order_sum():
+    # p = 1100: a task's strip of the result is capped (8 MiB), so even one thread runs several
+    # tasks of tile rows; every split must give the same entries
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((3, 1100)) * 3.0 + 1.0
+    y = rng.standard_normal(3)
+    mean = X.mean(axis=0)
+    expected = sequential_gram(X, mean)
+    for isa in supported_isas():
+        for threads in (1, 2):
+            with paperkernels.set_isa(isa):
+                got, xty = _core.greedy.centred_gram(X, mean, threads, y)
+            assert np.array_equal(got, expected), (isa, threads)
+            assert np.array_equal(xty, sequential_xty(X, mean, y)), (isa, threads)
+
+
 def test_auto_kernel_is_one_of_the_variants_and_symmetric():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((500, 61))
@@ -91,9 +107,10 @@ def test_kernel_arguments_are_checked():
 
 
 @pytest.mark.parametrize("m", [3, 40])  # lazy updates (m k <= p) and eager ones
-@pytest.mark.parametrize("criterion", [0, 1])
+@pytest.mark.parametrize("criterion", ["fs", "omp"])
 def test_learner_kernels_give_the_same_bits_under_every_instruction_set(m, criterion):
-    rng = np.random.default_rng(m + 10 * criterion)
+    rng = np.random.default_rng(m + 10 * (criterion == "omp"))
+    criterion = getattr(_core.greedy.Criterion, criterion)
     n, p, k = 123, 77, 9  # neither n nor p is a multiple of any vector width
     X = rng.standard_normal((n, p))
     y = X[:, :5] @ np.arange(1.0, 6.0) + rng.standard_normal(n)
@@ -112,3 +129,14 @@ def test_learner_kernels_give_the_same_bits_under_every_instruction_set(m, crite
         for a, b in zip(with_gram + from_data, first_gram + first_data):
             assert np.array_equal(a, b), isa
     assert np.array_equal(first_gram[1], first_data[1])  # both ways select the same features here
+
+
+def test_the_criterion_crosses_into_the_core_as_an_enum_member():
+    X = np.random.default_rng(3).standard_normal((20, 4))
+    gram, xty = _core.greedy.centred_gram(X, X.mean(axis=0), 1, X[:, 0] - X[:, 0].mean())
+    assert set(_core.greedy.Criterion.__members__) == {"fs", "omp"}
+    fitted = _core.greedy.fit_gram(gram, xty, 2, 4, _core.greedy.Criterion.omp, 1e-10, 1, 3, 1)
+    assert fitted[1].shape == (3, 2)
+    for code in (0, 1, 7, "fs"):  # bare codes and strings are not criteria
+        with pytest.raises(TypeError):
+            _core.greedy.fit_gram(gram, xty, 2, 4, code, 1e-10, 1, 3, 1)

@@ -172,6 +172,7 @@ def test_wrong_structures_refused():
     bad("x", NET, np.ones((2, 3)))
     bad("x", NET, np.ones((2, 2, 2)))
     bad("net", R.canonical_form, "net")
+    bad("net", R.is_bottleneck, "net")
     bad("method", R.canonical_form, NET, "spectral")
     bad("b", R.equivalent, NET, random_net(1, [3, 2, 1]))
     bad("b", R.equivalent, NET, None)

@@ -151,16 +151,19 @@ def test_greedy_gram_and_learners_same_bits_under_every_isa():
         gram, xty = _core.greedy.centred_gram(X, mean, 2, y - y.mean())
         xt = np.ascontiguousarray((X - mean).T)
         col_sq = np.einsum("ij,ij->i", xt, xt)
-        return (gram, xty, *_core.greedy.fit_gram(gram, xty, 6, 30, 0, 1e-10, 3, 9, 2),
-                *_core.greedy.fit_columns(xt, xty, col_sq, 6, 4, 1, 1e-10, 3, 9, 2))
+        fs, omp = _core.greedy.Criterion.fs, _core.greedy.Criterion.omp
+        return (gram, xty, *_core.greedy.fit_gram(gram, xty, 6, 30, fs, 1e-10, 3, 9, 2),
+                *_core.greedy.fit_columns(xt, xty, col_sq, 6, 4, omp, 1e-10, 3, 9, 2))
 
     under_every_isa(fit)
 
 
 @pytest.mark.parametrize(
     "dtype, bad, shown",
-    [(np.float32, np.nan, "nan"), (np.float32, np.nextafter(np.float32(1), np.float32(2)), "1.000000"),
-     (np.float32, -0.0001, "-0.000100"), (np.float64, 1 + 1e-15, "1.000000"), (np.uint8, 2, "2.000000")],
+    # The offending value is shown exactly (shortest round-trip text of the float64 it reads as).
+    [(np.float32, np.nan, "nan"), (np.float32, np.nextafter(np.float32(1), np.float32(2)), "1.0000001192092896"),
+     (np.float32, -0.0001, "-9.999999747378752e-05"), (np.float64, 1 + 1e-15, "1.000000000000001"),
+     (np.uint8, 2, "2")],
 )
 def test_mask_range_check_in_every_dtype_names_the_pixel(dtype, bad, shown):
     masks = np.zeros((3, 40, 40), dtype=dtype)

@@ -687,6 +687,7 @@ def test_without_highspy_the_box_question_is_undecided(monkeypatch):
     net, other = gl_pair()
     v = equivalent(net, other, domain=([-1] * 3, [1] * 3), procedure="milp", n_samples=0)
     assert v.equivalent is None and not v.proof and "highspy" in v.detail
+    assert "paperkernels[relu]" in v.reason  # the extra that installs it
 
 
 def test_weight_decay_shrinks_the_rescaling_law_exponentially():
@@ -719,3 +720,14 @@ def test_canonical_form_method_checks():
         canonical_form(deep, "one_hidden_layer")
     with pytest.raises(TypeError, match="net: expected a ReLUNet"):
         canonical_form([1, 2])
+
+
+def test_moves_is_the_only_public_submodule():
+    import pkgutil
+
+    import paperkernels.relu as R
+
+    submodules = {info.name for info in pkgutil.iter_modules(R.__path__)}
+    assert {name for name in submodules if not name.startswith("_")} == {"moves"}
+    assert "moves" in R.__all__ and all(hasattr(R, name) for name in R.__all__)
+    assert all(hasattr(moves, name) for name in moves.__all__)

@@ -208,3 +208,22 @@ def test_boundary_rule_identity_in_exact_arithmetic():
                 lhs[key] -= c
             rhs = U(n, k)
             assert all(lhs[key] == (n + 1) * rhs[key] for key in set(lhs) | set(rhs)), (n, k)
+
+
+def test_options_cross_into_the_core_as_enum_members():
+    from paperkernels import _core
+    from paperkernels.shapes._inputs import pack_polygons, split_polygons
+
+    packed = pack_polygons(split_polygons(ps.regular_polygon(5))[0])
+    args = (packed.vertices, packed.ring_start, packed.ring_sign, packed.poly_start)
+    assert set(_core.shapes.PolygonRule.__members__) == {"boundary", "fan"}
+    fan = _core.shapes.polygon_moments(6, *args, _core.shapes.PolygonRule.fan, 1)
+    assert np.array_equal(fan, ps.zernike_moments(ps.regular_polygon(5), 6, input="polygon", rule="fan")[None])
+    for rule in ("fan", 1):  # strings and bare codes are not rules
+        with pytest.raises(TypeError):
+            _core.shapes.polygon_moments(6, *args, rule, 1)
+    assert set(_core.shapes.BasisPurpose.__members__) == {"analysis", "synthesis"}
+    basis = _core.shapes.CartesianBasis(4, 16, 16, 1, _core.shapes.BasisPurpose.synthesis, 1e9, 1)
+    assert basis.synthesize(np.ones((1, 9), dtype=complex), 1).shape == (1, 16, 16)
+    with pytest.raises(TypeError):
+        _core.shapes.CartesianBasis(4, 16, 16, 1, True, 1e9, 1)  # a flag is not a purpose

@@ -162,3 +162,10 @@ def test_polar_input_requires_matching_grid():
     grid = ps.polar_grid(10, 12)
     with pytest.raises(ValueError, match=r"masks: expected polar samples of shape \(10, 12\)"):
         ps.zernike_moments(np.zeros((11, 12)), 4, input="polar", grid=grid)
+
+
+def test_polar_range_check_shows_the_value_exactly():
+    values = np.zeros((2, 16, 8))
+    values[1, 3, 4] = 1.25
+    with pytest.raises(ValueError, match=r"masks: expected values in \[0, 1\], got 1\.25 in grid 1$"):
+        ps.zernike_moments(values, 4, input="polar")

@@ -30,8 +30,7 @@ using carray = py::array_t<T, py::array::c_style>;
 
 template <class T>
 void require_ndim(const carray<T>& a, py::ssize_t ndim, const char* name) {
-  require(a.ndim() == ndim, std::string(name) + ": expected a " + std::to_string(ndim) + "-d array, got " +
-                                std::to_string(a.ndim()) + "-d");
+  require(a.ndim() == ndim, name, ": expected a ", ndim, "-d array, got ", a.ndim(), "-d");
 }
 
 }  // namespace paperkernels::bind

@@ -14,7 +14,7 @@ void bind_common(py::module_& m) {
   m.def(
       "random_uint64",
       [](std::uint64_t seed, std::uint64_t stream, py::ssize_t n) {
-        require(n >= 0, "n: expected a non-negative count, got " + std::to_string(n));
+        require(n >= 0, "n: expected a non-negative count, got ", n);
         carray<std::uint64_t> out(n);
         auto* data = out.mutable_data();
         {
@@ -30,7 +30,7 @@ void bind_common(py::module_& m) {
   m.def(
       "random_uniform",
       [](std::uint64_t seed, std::uint64_t stream, py::ssize_t n) {
-        require(n >= 0, "n: expected a non-negative count, got " + std::to_string(n));
+        require(n >= 0, "n: expected a non-negative count, got ", n);
         carray<double> out(n);
         auto* data = out.mutable_data();
         {

@@ -7,7 +7,7 @@
 #include <pybind11/stl.h>
 
 #include "bind_common.hpp"
-#include "paperkernels/greedy.hpp"
+#include "paperkernels/greedy/ensemble.hpp"
 #include "paperkernels/greedy/gram.hpp"
 
 namespace py = pybind11;
@@ -16,27 +16,20 @@ using paperkernels::bind::carray;
 
 namespace {
 
-greedy::Criterion parse_criterion(int criterion) {
-  require(criterion == 0 || criterion == 1, "criterion: expected 0 ('fs') or 1 ('omp')");
-  return static_cast<greedy::Criterion>(criterion);
-}
-
 void require_length(const carray<double>& a, py::ssize_t n, const char* name) {
   bind::require_ndim(a, 1, name);
-  require(a.shape(0) == n, std::string(name) + ": expected length " + std::to_string(n) + ", got " +
-                               std::to_string(a.shape(0)));
+  require(a.shape(0) == n, name, ": expected length ", n, ", got ", a.shape(0));
 }
 
-py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, int criterion, double tol,
+py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, greedy::Criterion criterion, double tol,
                   std::uint64_t seed, std::uint64_t first_learner, std::size_t n_learners, unsigned n_threads) {
   greedy::Settings settings;  // kernels: the instruction set in use (paperkernels.set_isa)
   settings.k = k;
   settings.m = m;
-  settings.criterion = parse_criterion(criterion);
+  settings.criterion = criterion;
   settings.tol = tol;
-  require(k >= 1 && k <= problem.n_features,
-          "k: expected an integer in [1, n_features = " + std::to_string(problem.n_features) + "], got " +
-              std::to_string(k));
+  require(k >= 1 && k <= problem.n_features, "k: expected an integer in [1, n_features = ", problem.n_features,
+          "], got ", k);
   require(n_learners >= 1, "n_estimators: expected at least one learner");
   const auto B = static_cast<py::ssize_t>(n_learners), K = static_cast<py::ssize_t>(k);
   const auto P = static_cast<py::ssize_t>(problem.n_features);
@@ -59,6 +52,12 @@ py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, int cri
 }  // namespace
 
 void bind_greedy(py::module_& m) {
+  // The selection criterion, chosen once in Python (paperkernels.greedy validates the user's string).
+  py::enum_<greedy::Criterion>(m, "Criterion", "Score of a candidate feature at each step of a learner.")
+      .value("fs", greedy::Criterion::forward_selection,
+             "Forward selection: the decrease in RSS, (x_j^T r)^2 / ||P_A^perp x_j||^2.")
+      .value("omp", greedy::Criterion::omp, "Orthogonal matching pursuit: |x_j^T r|.");
+
   m.def(
       "centred_gram",
       [](const carray<double>& x, std::optional<carray<double>> mean, unsigned n_threads,
@@ -108,7 +107,7 @@ void bind_greedy(py::module_& m) {
   m.def(
       "fit_gram",
       [](const carray<double>& gram, const carray<double>& xty, std::size_t k, std::size_t m_candidates,
-         int criterion, double tol, std::uint64_t seed, std::size_t n_learners, unsigned n_threads,
+         greedy::Criterion criterion, double tol, std::uint64_t seed, std::size_t n_learners, unsigned n_threads,
          std::uint64_t first_learner) {
         bind::require_ndim(gram, 2, "gram");
         const py::ssize_t p = gram.shape(0);
@@ -134,7 +133,7 @@ void bind_greedy(py::module_& m) {
   m.def(
       "fit_columns",
       [](const carray<double>& xt, const carray<double>& xty, const carray<double>& col_sq, std::size_t k,
-         std::size_t m_candidates, int criterion, double tol, std::uint64_t seed, std::size_t n_learners,
+         std::size_t m_candidates, greedy::Criterion criterion, double tol, std::uint64_t seed, std::size_t n_learners,
          unsigned n_threads, std::uint64_t first_learner) {
         bind::require_ndim(xt, 2, "xt");
         const py::ssize_t p = xt.shape(0);

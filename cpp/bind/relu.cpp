@@ -35,8 +35,8 @@ std::shared_ptr<DeepFormHandle> make_form(const std::vector<carray<double>>& wei
     bind::require_ndim(W, 2, "weights[l]");
     bind::require_ndim(b, 1, "biases[l]");
     const auto rows = static_cast<std::size_t>(W.shape(0)), cols = static_cast<std::size_t>(W.shape(1));
-    require(static_cast<std::size_t>(b.shape(0)) == rows, "biases[" + std::to_string(l) + "]: length mismatch");
-    if (l > 0) require(cols == layers.back().rows, "weights[" + std::to_string(l) + "]: column mismatch");
+    require(static_cast<std::size_t>(b.shape(0)) == rows, "biases[", l, "]: expected length ", rows, ", got ", b.shape(0));
+    if (l > 0) require(cols == layers.back().rows, "weights[", l, "]: expected ", layers.back().rows, " columns, got ", cols);
     layers.push_back({W.data(), b.data(), rows, cols});
   }
   {
@@ -74,7 +74,7 @@ void bind_relu(py::module_& m) {
            })
       .def("materialize",
            [](DeepFormHandle& h) {
-             require(h.form->ok(), "materialize: the form is degenerate (" + h.form->reason() + ")");
+             require(h.form->ok(), "materialize: the form is degenerate (", h.form->reason(), ")");
              std::vector<carray<double>> Ws, bs;
              std::vector<double*> pw, pb;
              for (std::size_t l = 0; l < h.form->n_layers(); ++l) {
@@ -108,7 +108,7 @@ void bind_relu(py::module_& m) {
           const auto n_out = static_cast<std::size_t>(W2.shape(0));
           require(static_cast<std::size_t>(W2.shape(1)) == m && static_cast<std::size_t>(b1.size()) == m &&
                       static_cast<std::size_t>(b2.size()) == n_out,
-                  std::string(name) + ": inconsistent shapes");
+                  name, ": inconsistent shapes");
           return relu::OneHiddenView{W1.data(), b1.data(), W2.data(), b2.data(), n0, m, n_out};
         };
         const auto a = view(W1a, b1a, W2a, b2a, "a");

@@ -30,7 +30,7 @@ namespace {
 // Calls fn(const T*) with the data of a C-contiguous float64, float32, uint8 or bool array.
 template <class Fn>
 void with_mask_data(const py::array& a, const char* name, Fn&& fn) {
-  require((a.flags() & py::array::c_style) != 0, std::string(name) + ": expected a C-contiguous array");
+  require((a.flags() & py::array::c_style) != 0, name, ": expected a C-contiguous array");
   const auto dtype = a.dtype();
   if (dtype.equal(py::dtype::of<double>()))
     fn(static_cast<const double*>(a.data()));
@@ -39,7 +39,7 @@ void with_mask_data(const py::array& a, const char* name, Fn&& fn) {
   else if (dtype.equal(py::dtype::of<std::uint8_t>()) || dtype.equal(py::dtype::of<bool>()))
     fn(static_cast<const std::uint8_t*>(a.data()));
   else
-    throw invalid_argument(std::string(name) + ": expected float64, float32, uint8 or bool values");
+    fail(name, ": expected float64, float32, uint8 or bool values");
 }
 
 RingSet ring_set(const carray<double>& xy, const carray<std::int64_t>& ring_start, const carray<double>& ring_sign,
@@ -66,6 +66,14 @@ void check_rings(const carray<double>& xy, const carray<std::int64_t>& ring_star
 }  // namespace
 
 void bind_shapes(py::module_& m) {
+  // Options chosen once in Python (paperkernels.shapes validates the user's strings).
+  py::enum_<PolygonRule>(m, "PolygonRule", "Quadrature of the exact polygon moments.")
+      .value("boundary", PolygonRule::boundary, "Line integrals along the edges (Green's theorem).")
+      .value("fan", PolygonRule::fan, "Triangles fanned from the origin.");
+  py::enum_<CartesianBasis::Purpose>(m, "BasisPurpose", "What a CartesianBasis is built for.")
+      .value("analysis", CartesianBasis::Purpose::analysis, "Moments of masks (analyse).")
+      .value("synthesis", CartesianBasis::Purpose::synthesis, "Fields from coefficients (synthesize).");
+
   m.def("half_size", [](int N) { return half_size(N); }, py::arg("N"),
         "S(N) = floor((N + 2)^2 / 4), the number of (n, m >= 0) pairs of order <= N.");
 
@@ -132,14 +140,14 @@ void bind_shapes(py::module_& m) {
       py::arg("q"), "Gauss-Legendre nodes and weights on [-1, 1].");
 
   py::class_<CartesianBasis, std::shared_ptr<CartesianBasis>>(m, "CartesianBasis")
-      .def(py::init([](int N, int H, int W, int supersample, bool synthesis, double max_basis_bytes, unsigned threads) {
+      .def(py::init([](int N, int H, int W, int supersample, CartesianBasis::Purpose purpose, double max_basis_bytes,
+                       unsigned threads) {
              py::gil_scoped_release release;
-             return std::make_shared<CartesianBasis>(
-                 N, H, W, supersample,
-                 synthesis ? CartesianBasis::Purpose::synthesis : CartesianBasis::Purpose::analysis,
-                 static_cast<std::size_t>(max_basis_bytes), threads, bind::python_signal_poll());
+             return std::make_shared<CartesianBasis>(N, H, W, supersample, purpose,
+                                                     static_cast<std::size_t>(max_basis_bytes), threads,
+                                                     bind::python_signal_poll());
            }),
-           py::arg("N"), py::arg("H"), py::arg("W"), py::arg("supersample"), py::arg("synthesis"),
+           py::arg("N"), py::arg("H"), py::arg("W"), py::arg("supersample"), py::arg("purpose"),
            py::arg("max_basis_bytes"), py::arg("n_threads"))
       .def_property_readonly("N", &CartesianBasis::order)
       .def_property_readonly("H", &CartesianBasis::height)
@@ -152,8 +160,7 @@ void bind_shapes(py::module_& m) {
           "analyse",
           [](const CartesianBasis& basis, const py::array& masks, unsigned threads) {
             require(masks.ndim() == 3 && masks.shape(1) == basis.height() && masks.shape(2) == basis.width(),
-                    "masks: expected shape (B, " + std::to_string(basis.height()) + ", " +
-                        std::to_string(basis.width()) + ")");
+                    "masks: expected shape (B, ", basis.height(), ", ", basis.width(), ")");
             const auto B = masks.shape(0);
             carray<cplx> out({B, static_cast<py::ssize_t>(basis.half())});
             auto* o = reinterpret_cast<double*>(out.mutable_data());
@@ -168,7 +175,7 @@ void bind_shapes(py::module_& m) {
           "synthesize",
           [](const CartesianBasis& basis, const carray<cplx>& coeffs, unsigned threads) {
             require(coeffs.ndim() == 2 && coeffs.shape(1) == static_cast<py::ssize_t>(basis.half()),
-                    "coefficients: expected shape (B, " + std::to_string(basis.half()) + ")");
+                    "coefficients: expected shape (B, ", basis.half(), ")");
             const auto B = coeffs.shape(0);
             carray<double> out({B, static_cast<py::ssize_t>(basis.height()), static_cast<py::ssize_t>(basis.width())});
             const auto* c = reinterpret_cast<const double*>(coeffs.data());
@@ -211,15 +218,13 @@ void bind_shapes(py::module_& m) {
   m.def(
       "polygon_moments",
       [](int N, const carray<double>& xy, const carray<std::int64_t>& ring_start, const carray<double>& ring_sign,
-         const carray<std::int64_t>& poly_start, const std::string& rule, unsigned threads) {
+         const carray<std::int64_t>& poly_start, PolygonRule rule, unsigned threads) {
         require(N >= 0, "N: expected a non-negative order");
-        require(rule == "boundary" || rule == "fan", "rule: expected 'boundary' or 'fan'");
         check_rings(xy, ring_start, ring_sign, poly_start);
         const auto B = poly_start.size() - 1;
         const auto S = static_cast<py::ssize_t>(half_size(N));
         carray<cplx> out({B, S});
         auto* o = out.mutable_data();
-        const PolygonRule which = rule == "fan" ? PolygonRule::fan : PolygonRule::boundary;
         {
           py::gil_scoped_release release;
           // Small tasks when each polygon is costly (~vertices x S), so that Ctrl-C is seen quickly.
@@ -229,7 +234,7 @@ void bind_shapes(py::module_& m) {
               static_cast<std::size_t>(std::clamp(2.0e5 / std::max(work_per_polygon, 1.0), 1.0, 16.0));
           const std::size_t n_tasks = (static_cast<std::size_t>(B) + per_task - 1) / per_task;
           run_parallel(n_tasks, threads, bind::python_signal_poll(), [&](std::size_t t, Checkpoint& checkpoint) {
-            PolygonMoments engine(N, which);
+            PolygonMoments engine(N, rule);
             const std::size_t end = std::min(static_cast<std::size_t>(B), (t + 1) * per_task);
             for (std::size_t b = t * per_task; b < end; ++b)
               engine.compute(ring_set(xy, ring_start, ring_sign, poly_start, b), o + b * S, &checkpoint);

@@ -17,7 +17,7 @@ void bind_testing(py::module_& m) {
   m.def(
       "random_bernoulli_counts",
       [](std::uint64_t seed, double p, py::ssize_t n_streams, py::ssize_t n_draws, unsigned n_threads) {
-        require(p >= 0.0 && p <= 1.0, "p: expected a probability in [0, 1], got " + std::to_string(p));
+        require(p >= 0.0 && p <= 1.0, "p: expected a probability in [0, 1], got ", p);
         require(n_streams >= 0 && n_draws >= 0, "n_streams, n_draws: expected non-negative counts");
         carray<std::int64_t> out(n_streams);
         auto* data = out.mutable_data();
@@ -70,7 +70,7 @@ void bind_testing(py::module_& m) {
             static_cast<std::size_t>(n_tasks), n_threads,
             [&](std::size_t r, const StopToken&) {
               if (static_cast<py::ssize_t>(r) >= fail_from)
-                throw invalid_argument("task " + std::to_string(r) + " failed");
+                fail("task ", r, " failed");
             },
             bind::python_signal_poll());
       },

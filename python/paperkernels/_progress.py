@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ._optional import optional_import
+
 
 class Progress:
     """``with Progress(total, enabled, desc) as bar: bar.update(n)``; a no-op when disabled or when
@@ -17,11 +19,11 @@ class Progress:
         self._bar: Optional[Any] = None
         if self.enabled:
             try:
-                from tqdm.auto import tqdm
-            except ImportError:
+                tqdm = optional_import("tqdm.auto", "progress bars", extra="dask")
+            except ImportError:  # the one-line summary instead
                 tqdm = None
             if tqdm is not None:
-                self._bar = tqdm(total=total, desc=desc, leave=False)
+                self._bar = tqdm.tqdm(total=total, desc=desc, leave=False)
 
     def update(self, n: int = 1) -> None:
         self.done += n

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, List, Optional, Sequence, TextIO
+from typing import Any, Callable, List, Optional, Sequence, TextIO
 
 
 class Report:
@@ -35,7 +35,7 @@ class Report:
         self.stream.flush()
 
 
-def best_time(fn, repeat: int = 3, min_time: float = 0.2) -> float:
+def best_time(fn: Callable[[], object], repeat: int = 3, min_time: float = 0.2) -> float:
     """Best wall time of one call of ``fn`` over ``repeat`` rounds, each at least ``min_time`` long."""
     best = float("inf")
     for _ in range(repeat):

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numbers
 import os
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple, Type, TypeVar
 
 import numpy as np
+
+_T = TypeVar("_T")
 
 
 def _describe(value: Any) -> str:
@@ -21,12 +23,12 @@ def as_int(value: Any, name: str, *, low: Optional[int] = None, high: Optional[i
     """Return ``value`` as a Python int in ``[low, high]`` (bounds inclusive, None = unbounded)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {_describe(value)}")
-    value = int(value)
-    if (low is not None and value < low) or (high is not None and value > high):
+    number = int(value)
+    if (low is not None and number < low) or (high is not None and number > high):
         lo = "-inf" if low is None else str(low)
         hi = "inf" if high is None else str(high)
-        raise ValueError(f"{name}: expected an integer in [{lo}, {hi}], got {value}")
-    return int(value)
+        raise ValueError(f"{name}: expected an integer in [{lo}, {hi}], got {number}")
+    return number
 
 
 def as_float(
@@ -41,18 +43,18 @@ def as_float(
     """Return ``value`` as a finite float in the given interval (open or closed at each end)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a real number, got {type(value).__name__} {_describe(value)}")
-    value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(f"{name}: expected a finite number, got {value}")
-    too_low = low is not None and (value <= low if low_open else value < low)
-    too_high = high is not None and (value >= high if high_open else value > high)
+    number = float(value)
+    if not np.isfinite(number):
+        raise ValueError(f"{name}: expected a finite number, got {number}")
+    too_low = low is not None and (number <= low if low_open else number < low)
+    too_high = high is not None and (number >= high if high_open else number > high)
     if too_low or too_high:
         left = "(" if low_open else "["
         right = ")" if high_open else "]"
         lo = "-inf" if low is None else f"{low:g}"
         hi = "inf" if high is None else f"{high:g}"
-        raise ValueError(f"{name}: expected a number in {left}{lo}, {hi}{right}, got {value!r}")
-    return float(value)
+        raise ValueError(f"{name}: expected a number in {left}{lo}, {hi}{right}, got {number!r}")
+    return number
 
 
 def aligned(arr: np.ndarray) -> np.ndarray:
@@ -165,6 +167,13 @@ def as_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name}: expected a bool, got {type(value).__name__} {_describe(value)}")
     return bool(value)
+
+
+def as_instance(value: Any, name: str, cls: Type[_T]) -> _T:
+    """``value`` itself when it is an instance of ``cls``; TypeError naming the argument and the class otherwise."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{name}: expected a {cls.__name__}, got {type(value).__name__}")
+    return value
 
 
 def available_cores() -> int:

@@ -30,13 +30,21 @@ import contextlib
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, replace
 from itertools import product
-from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
+from types import ModuleType
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._limits import check_result_bytes
+from ._optional import optional_import
 from ._progress import Progress
-from ._validation import as_int
+from ._validation import as_bool, as_int
+from .cascade import CascadeEnvironment, SimulationResult
+from .greedy import EnsembleForwardSelection
+from .greedy._design import CentredDesign, EnsemblePath, Response
+from .shapes import XShapeEncoder
+from .toptwo import Runs
 
 __all__ = [
     "MAX_CHUNKS", "ChunkRanges", "chunk_ranges", "map_chunks", "GridCell", "run_many", "run_grid", "simulate",
@@ -47,18 +55,13 @@ __all__ = [
 MAX_CHUNKS = 100_000
 
 
-def _require_distributed():
-    try:
-        import dask  # noqa: F401
-        import distributed
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            "paperkernels.distributed needs dask.distributed: pip install 'paperkernels[dask]'"
-        ) from exc
-    return distributed
+def _require_distributed() -> ModuleType:
+    """The ``distributed`` package (dask's scheduler), or an ImportError naming the ``dask`` extra."""
+    optional_import("dask", "paperkernels.distributed")
+    return optional_import("distributed", "paperkernels.distributed")
 
 
-class ChunkRanges(SequenceABC):
+class ChunkRanges(SequenceABC):  # type: ignore[type-arg]  # a Sequence of (start, count) pairs
     """The consecutive ``(start, count)`` chunks covering ``range(n)``, computed on demand (like
     ``range``: its length and any chunk cost O(1), whatever the number of chunks).
 
@@ -248,7 +251,8 @@ def _map_chunks(fn: Callable[..., Any], chunks: Sequence[Tuple[Any, ...]], clien
         futures = [client.submit(fn, *args, pure=False) for args in chunks]
         for _ in distributed.as_completed(futures, loop=client.loop):
             bar.update()
-        return client.gather(futures)
+        gathered: List[Any] = client.gather(futures)
+        return gathered
 
 
 def _split(n: int, chunk_size: Optional[int], client: Any, already: int = 0) -> ChunkRanges:
@@ -294,17 +298,17 @@ class GridCell:
     delta: float
     rule: str
     threshold: Any
-    result: Any
+    result: Runs
 
 
-def _run_range(mu, delta, count, seed, first, options):
+def _run_range(mu: Any, delta: float, count: int, seed: int, first: int, options: Dict[str, Any]) -> Runs:
     from .toptwo import run_many as run_locally
 
     return run_locally(mu, delta, count, seed=seed, n_threads=1, first_run=first, **options)
 
 
-def _join_runs(parts):
-    joined = {name: np.concatenate([getattr(p, name) for p in parts])
+def _join_runs(parts: Sequence[Runs]) -> Runs:
+    joined: Dict[str, Any] = {name: np.concatenate([getattr(p, name) for p in parts])
               for name in ("tau", "recommendation", "N", "S", "hit_max_steps")}
     return replace(parts[0], **joined)
 
@@ -386,7 +390,9 @@ def run_grid(
         if name in options:
             raise ValueError(f"{name}: chosen by the distributed helper, not accepted here")
     with _client_scope(client) as client:
-        cells, tasks, owners = [], [], []
+        cells: List[Tuple[np.ndarray, float, str, Any]] = []
+        tasks: List[Tuple[Any, ...]] = []
+        owners: List[int] = []
         total_bytes = 0
         for mu, delta, rule, threshold in product(instances, deltas, rules, thresholds):
             values = plain_array(mu, "instances", dtype=np.float64)
@@ -421,7 +427,7 @@ def run_many(
     chunk_size: Optional[int] = None,
     progress: bool = False,
     **options: Any,
-) -> Any:
+) -> Runs:
     """:func:`paperkernels.toptwo.run_many` with its runs split into chunks (bit-identical).
 
     Parameters
@@ -471,14 +477,16 @@ def run_many(
 # -- cascade ---------------------------------------------------------------------------------------
 
 
-def _simulate_range(env, learners, T, count, seed, first, record):
+def _simulate_range(
+    env: CascadeEnvironment, learners: Sequence[Any], T: int, count: int, seed: int, first: int, record: bool
+) -> SimulationResult:
     from .cascade import simulate as simulate_locally
 
     return simulate_locally(env, learners, T, count, seed, n_threads=1, record=record, first_run=first)
 
 
-def _join_simulations(parts):
-    def stacked(name):
+def _join_simulations(parts: Sequence[SimulationResult]) -> SimulationResult:
+    def stacked(name: str) -> Any:  # an array, or None when not recorded
         arrays = [getattr(part, name) for part in parts]
         return None if arrays[0] is None else np.concatenate(arrays, axis=1)
 
@@ -486,12 +494,12 @@ def _join_simulations(parts):
 
 
 def simulate_many(
-    studies: Sequence[dict],
+    studies: Sequence[Dict[str, Any]],
     client: Any = None,
     *,
     chunk_size: Optional[int] = None,
     progress: bool = False,
-) -> List[Any]:
+) -> List[SimulationResult]:
     """Several :func:`paperkernels.cascade.simulate` studies at once, their runs split into chunks.
 
     All chunks of all studies are queued together; each returned
@@ -554,16 +562,15 @@ def simulate_many(
         T = as_int(study["T"], "T", low=1)
         n_seeds = as_int(study.get("n_seeds", 1), f"studies[{index}].n_seeds", low=1, high=2**32)
         seed = as_seed(study.get("seed"), f"studies[{index}].seed")
-        record = study.get("record", False)
-        if not isinstance(record, (bool, np.bool_)):
-            raise TypeError(f"record: expected a bool in studies[{index}], got {type(record).__name__}")
+        record = as_bool(study.get("record", False), f"studies[{index}].record")
         # The limits of the single call, for the whole study and then for all studies together.
         check_result_size(len(learners), n_seeds, T, env.K, bool(record))
         total_bytes += len(learners) * n_seeds * T * (8 + (4 * env.K + 1 if record else 0))
         check_result_bytes(total_bytes, "studies", f"the results of {index + 1} studies", "run fewer studies per call")
         checked.append((env, learners, T, n_seeds, seed, bool(record)))
     with _client_scope(client) as client:
-        tasks, owners = [], []
+        tasks: List[Tuple[Any, ...]] = []
+        owners: List[int] = []
         for index, (env, learners, T, n_seeds, seed, record) in enumerate(checked):
             for first, count in _split(n_seeds, chunk_size, client, already=len(tasks)):
                 tasks.append((env, learners, T, count, seed, first, record))
@@ -586,7 +593,7 @@ def simulate(
     record: bool = False,
     chunk_size: Optional[int] = None,
     progress: bool = False,
-) -> Any:
+) -> SimulationResult:
     """:func:`paperkernels.cascade.simulate` with its runs split into chunks of ``chunk_size``
     consecutive runs (run r keeps the random streams of run r); bit-identical to the single call.
 
@@ -638,19 +645,21 @@ def simulate(
 # -- greedy ----------------------------------------------------------------------------------------
 
 
-def _fit_learner_range(design, response, first, count, options):
+def _fit_learner_range(
+    design: CentredDesign, response: Response, first: int, count: int, options: Dict[str, Any]
+) -> EnsemblePath:
     return design.fit_learners(response, n_learners=count, first_learner=first, **options)
 
 
 def fit_ensemble(
-    estimator: Any,
-    X: Any,
-    y: Any,
+    estimator: EnsembleForwardSelection,
+    X: ArrayLike,
+    y: ArrayLike,
     client: Any = None,
     *,
     chunk_size: Optional[int] = None,
     progress: bool = False,
-) -> Any:
+) -> EnsembleForwardSelection:
     """Fit a :class:`paperkernels.greedy.EnsembleForwardSelection` with its learners split across
     workers, then reduce their paths in learner order.
 
@@ -700,7 +709,9 @@ def fit_ensemble(
         return _fit_ensemble(estimator, X, y, client, chunk_size, progress)
 
 
-def _fit_ensemble(estimator: Any, X: Any, y: Any, client: Any, chunk_size: Optional[int], progress: bool) -> Any:
+def _fit_ensemble(
+    estimator: EnsembleForwardSelection, X: Any, y: Any, client: Any, chunk_size: Optional[int], progress: bool
+) -> EnsembleForwardSelection:
     X, y, params, seed, design = estimator._prepare_fit(X, y)
     response = design.response(y)  # here, once: the workers' BLAS may round X^T y differently
     ranges = _split(params["n_learners"], chunk_size, client)
@@ -716,12 +727,12 @@ def _fit_ensemble(estimator: Any, X: Any, y: Any, client: Any, chunk_size: Optio
 # -- shapes ----------------------------------------------------------------------------------------
 
 
-def _encode_block(block, encoder):
+def _encode_block(block: Any, encoder: XShapeEncoder) -> np.ndarray:
     return np.asarray(encoder.encode_geometry(block))
 
 
 def encode_shapes(
-    encoder: Any,
+    encoder: XShapeEncoder,
     shapes: Any,
     client: Any = None,
     *,
@@ -782,9 +793,9 @@ def encode_shapes(
     return _encode_shapes(encoder, shapes, client, chunk_size, progress)
 
 
-def _encode_shapes(encoder: Any, shapes: Any, client: Any, chunk_size: int, progress: bool) -> Any:
-    import dask
-    import dask.array as da
+def _encode_shapes(encoder: XShapeEncoder, shapes: Any, client: Any, chunk_size: int, progress: bool) -> Any:
+    dask = optional_import("dask", "encode_shapes")
+    da = optional_import("dask.array", "encode_shapes", extra="dask")
 
     chunk_size = as_int(chunk_size, "chunk_size", low=1)
     n_shapes = len(shapes) if hasattr(shapes, "__len__") else 0

@@ -6,9 +6,103 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['CartesianBasis', 'PolarBasis', 'freqprop', 'gauss_legendre', 'half_size', 'polygon_moments', 'radial_band', 'radial_table', 'rasterize', 'resample']
+__all__: list[str] = ['BasisPurpose', 'CartesianBasis', 'PolarBasis', 'PolygonRule', 'freqprop', 'gauss_legendre', 'half_size', 'polygon_moments', 'radial_band', 'radial_table', 'rasterize', 'resample']
+class PolygonRule:
+    """
+    Quadrature of the exact polygon moments.
+    
+    Members:
+    
+      boundary : Line integrals along the edges (Green's theorem).
+    
+      fan : Triangles fanned from the origin.
+    """
+    __members__: typing.ClassVar[dict[str, PolygonRule]]
+    boundary: typing.ClassVar[PolygonRule]
+    fan: typing.ClassVar[PolygonRule]
+    @typing.overload
+    def __eq__(self, other: PolygonRule) -> bool:
+        ...
+    @typing.overload
+    def __eq__(self, other: typing.Any) -> bool:
+        ...
+    def __getstate__(self) -> int:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __index__(self) -> int:
+        ...
+    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __int__(self) -> int:
+        ...
+    @typing.overload
+    def __ne__(self, other: PolygonRule) -> bool:
+        ...
+    @typing.overload
+    def __ne__(self, other: typing.Any) -> bool:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __str__(self) -> str:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+    @property
+    def value(self) -> int:
+        ...
+class BasisPurpose:
+    """
+    What a CartesianBasis is built for.
+    
+    Members:
+    
+      analysis : Moments of masks (analyse).
+    
+      synthesis : Fields from coefficients (synthesize).
+    """
+    __members__: typing.ClassVar[dict[str, BasisPurpose]]
+    analysis: typing.ClassVar[BasisPurpose]
+    synthesis: typing.ClassVar[BasisPurpose]
+    @typing.overload
+    def __eq__(self, other: BasisPurpose) -> bool:
+        ...
+    @typing.overload
+    def __eq__(self, other: typing.Any) -> bool:
+        ...
+    def __getstate__(self) -> int:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __index__(self) -> int:
+        ...
+    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __int__(self) -> int:
+        ...
+    @typing.overload
+    def __ne__(self, other: BasisPurpose) -> bool:
+        ...
+    @typing.overload
+    def __ne__(self, other: typing.Any) -> bool:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __str__(self) -> str:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+    @property
+    def value(self) -> int:
+        ...
 class CartesianBasis:
-    def __init__(self, N: typing.SupportsInt | typing.SupportsIndex, H: typing.SupportsInt | typing.SupportsIndex, W: typing.SupportsInt | typing.SupportsIndex, supersample: typing.SupportsInt | typing.SupportsIndex, synthesis: bool, max_basis_bytes: typing.SupportsFloat | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex) -> None:
+    def __init__(self, N: typing.SupportsInt | typing.SupportsIndex, H: typing.SupportsInt | typing.SupportsIndex, W: typing.SupportsInt | typing.SupportsIndex, supersample: typing.SupportsInt | typing.SupportsIndex, purpose: BasisPurpose, max_basis_bytes: typing.SupportsFloat | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def analyse(self, masks: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.complex128]:
         """
@@ -64,7 +158,7 @@ def half_size(N: typing.SupportsInt | typing.SupportsIndex) -> int:
     """
     S(N) = floor((N + 2)^2 / 4), the number of (n, m >= 0) pairs of order <= N.
     """
-def polygon_moments(N: typing.SupportsInt | typing.SupportsIndex, vertices: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], ring_start: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], ring_sign: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], poly_start: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], rule: str, n_threads: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.complex128]:
+def polygon_moments(N: typing.SupportsInt | typing.SupportsIndex, vertices: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], ring_start: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], ring_sign: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], poly_start: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], rule: PolygonRule, n_threads: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.complex128]:
     """
     Exact Zernike moments (B, S) of polygons given as packed rings.
     """

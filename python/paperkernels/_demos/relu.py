@@ -1,4 +1,7 @@
-"""Demo of paperkernels.relu: the spec's oracles, decided exactly."""
+"""Demo of paperkernels.relu: the hidden symmetries of three-layer networks that permutation and scaling
+miss (an always-active block refactored by an invertible G, and the hidden-hyperplane bias shift), after
+Gegenfurtner, Grillo and Montufar, "The Symmetries of Three-Layer ReLU Networks" (arXiv 2605.18319), the
+hidden symmetries of its abstract; each pair is decided exactly, with a witness where it differs."""
 
 from __future__ import annotations
 

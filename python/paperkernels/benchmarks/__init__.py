@@ -29,7 +29,8 @@ SCHEMA_PATH = Path(__file__).with_name("schema.json")
 
 
 def load_schema() -> Dict[str, Any]:
-    return json.loads(SCHEMA_PATH.read_text())
+    schema: Dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
+    return schema
 
 
 def run(modules: Sequence[str] = (), quick: bool = False, report: Optional[Report] = None,
@@ -59,6 +60,12 @@ def run(modules: Sequence[str] = (), quick: bool = False, report: Optional[Repor
         "measurements": [],
         "skipped": [],
     }
+    try:  # the instruction sets measurements may carry (one row per instruction set)
+        from .._isa import supported_isas
+
+        record["supported_isas"] = supported_isas()
+    except ImportError:
+        pass
     cpu = meta["machine"]["cpu"]["model"]
     cores = meta["machine"]["cores"]["available"]
     report.line(f"paperkernels {meta['software']['paperkernels']} benchmarks on {cpu}, {cores} core(s), "
@@ -118,13 +125,14 @@ def print_measurements(measurements: Sequence[Dict[str, Any]], report: Report) -
     rows = []
     for m in measurements:
         s = m["spread"]
-        rows.append([m["workload"], m["contender"], m["threads"], m["metric"], f"{_number(m['value'])} {m['unit']}",
+        rows.append([m["workload"], m["contender"], m["threads"], m["isa"] if m["role"] == "paperkernels" else "-",
+                     m["metric"], f"{_number(m['value'])} {m['unit']}",
                      f"{_number(s['min'])}..{_number(s['max'])}" if s["repeats"] > 1 else "-"])
-    report.table(["workload", "contender", "threads", "metric", "value", "spread"], rows)
+    report.table(["workload", "contender", "threads", "isa", "metric", "value", "spread"], rows)
     pairs = speedups(measurements)
     if pairs:
-        report.table(["workload", "threads", "against", "speed-up"],
-                     [[p["workload"], p["threads"], p["peer"], f"{p['speedup']:,.3g}x"] for p in pairs])
+        report.table(["workload", "threads", "isa", "against", "speed-up"],
+                     [[p["workload"], p["threads"], p["isa"], p["peer"], f"{p['speedup']:,.3g}x"] for p in pairs])
 
 
 def write_json(record: Dict[str, Any], path: str) -> None:

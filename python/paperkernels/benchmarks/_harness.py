@@ -1,11 +1,14 @@
-"""The pieces every benchmark shares: one timer, the record of checks and measurements, BLAS limits."""
+"""The pieces every benchmark shares: one timer, the record of checks and measurements, BLAS limits,
+the instruction sets to measure under and the one-thread dgemm rate that dense kernels are set against."""
 
 from __future__ import annotations
 
 import contextlib
 import statistics
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from .._report import Report
 
@@ -28,7 +31,7 @@ class Timer:
         if clock not in ("wall", "cpu"):
             raise ValueError(f"clock: expected 'wall' or 'cpu', got {clock!r}")
         self.clock = clock
-        self.samples: List[tuple] = []
+        self.samples: List[Tuple[Any, ...]] = []
         self.wall_over_cpu: List[float] = []
 
     def run(self, fn: Callable[[], Any], units: Union[float, Callable[[Any], float]] = 1) -> Any:
@@ -88,6 +91,27 @@ def _spread(values: Sequence[float]) -> Dict[str, float]:
             "repeats": len(values)}
 
 
+def dgemm_flops(m: int, k: int, n: int) -> float:
+    """Floating-point operations of an (m x k) by (k x n) matrix product: a multiply and an add per term."""
+    return 2.0 * m * k * n
+
+
+def dgemm_timer(m: int, k: int, n: int, *, repeat: int = 3, min_time: float = 0.05, seed: int = 0) -> Timer:
+    """The machine's one-thread dgemm on an (m x k) by (k x n) product: numpy's matmul with BLAS limited
+    to one thread, timed by CPU time, in GFLOP (units) per second. The two factors are distinct arrays
+    (``A.T @ A`` would let numpy call the half-cost symmetric rank-k update instead)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k))
+    b = rng.standard_normal((k, n))
+    with blas_threads(1):
+        a @ b  # warm-up (BLAS buffers)
+        return measure(lambda: a @ b, repeat=repeat, min_time=min_time, clock="cpu",
+                       units=dgemm_flops(m, k, n) / 1e9)
+
+
+DGEMM = "numpy matmul (dgemm, 1 BLAS thread)"
+
+
 class Recorder:
     """What one module's benchmark found: agreement checks, measurements, notes; printed as it goes."""
 
@@ -100,6 +124,38 @@ class Recorder:
         self.measurements: List[Dict[str, Any]] = []
         self.notes: List[str] = []
         self.skipped: List[Dict[str, str]] = []
+
+    # -- instruction sets -------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def using_isa(self, isa: str) -> Iterator[str]:
+        """Inside, every SIMD kernel runs under ``isa`` (:func:`paperkernels.set_isa`) and the
+        measurements recorded carry it; both are restored on exit."""
+        from .._isa import set_isa
+
+        previous = self.isa
+        with set_isa(isa) as chosen:
+            self.isa = chosen
+            try:
+                yield chosen
+            finally:
+                self.isa = previous
+
+    def each_isa(self) -> Iterator[str]:
+        """Every instruction set this CPU supports (:func:`paperkernels.supported_isas`, widest
+        first), each in use in turn for the body of the loop: one row per instruction set."""
+        from .._isa import supported_isas
+
+        for isa in supported_isas():
+            with self.using_isa(isa):
+                yield isa
+
+    def dgemm(self, workload: str, m: int, k: int, n: int, *, repeat: int = 3, min_time: float = 0.05) -> Dict[str, Any]:
+        """Records the one-thread dgemm rate of an (m x k) by (k x n) product (see :func:`dgemm_timer`)
+        as the reference of a dense kernel's ``"arithmetic rate"`` rows in ``workload``: the
+        speed-up table then shows the kernel's distance to the machine's limit."""
+        return self.rate(workload, DGEMM, dgemm_timer(m, k, n, repeat=repeat, min_time=min_time), unit="GFLOP/s",
+                         metric="arithmetic rate", threads=1, peer=True,
+                         detail=f"{m} x {k} by {k} x {n}, 2mkn operations")
 
     # -- output ---------------------------------------------------------------------------------
     def note(self, text: str) -> None:

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-Key = Tuple[str, str, str, str, int]
+from .._report import Report
+
+Key = Tuple[str, str, str, str, int, str]
 
 
 def key(m: Dict[str, Any]) -> Key:
-    return (m["module"], m["workload"], m["contender"], m["metric"], int(m["threads"]))
+    """What identifies a measurement across runs: module, workload, contender, metric, threads and
+    the instruction set its kernels ran under (one row per instruction set)."""
+    return (m["module"], m["workload"], m["contender"], m["metric"], int(m["threads"]), str(m.get("isa")))
 
 
 def speedups(measurements: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """paperkernels against each peer of the same workload and metric: every thread count of
-    ``"paperkernels"`` against the peer at that thread count, or at one thread when the peer ran only
-    so. Speed-up > 1 means paperkernels is faster."""
+    """paperkernels against each peer of the same workload and metric: every thread count (and
+    instruction set) of ``"paperkernels"`` against the peer at that thread count, or at one thread
+    when the peer ran only so. Speed-up > 1 means paperkernels is faster; for an ``"arithmetic rate"``
+    against the one-thread dgemm it is the fraction of the machine's dgemm rate reached."""
     out = []
     groups: Dict[Tuple[str, str, str], List[Dict[str, Any]]] = {}
     for m in measurements:
@@ -34,7 +39,7 @@ def speedups(measurements: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
                     continue
                 ratio = peer["value"] / mine["value"] if mine["better"] == "lower" else mine["value"] / peer["value"]
                 out.append({"module": module, "workload": workload, "metric": metric, "threads": mine["threads"],
-                            "peer": name, "peer_threads": peer["threads"], "speedup": ratio,
+                            "isa": mine.get("isa"), "peer": name, "peer_threads": peer["threads"], "speedup": ratio,
                             "ours": mine["value"], "theirs": peer["value"], "unit": mine["unit"]})
     return out
 
@@ -60,7 +65,7 @@ def _amd_core(family: int, model: int) -> str:
 def cpu_label(record: Dict[str, Any]) -> str:
     """The CPU model, with family/model (and the AMD core generation) when the name is generic."""
     cpu = record["machine"]["cpu"]
-    label = cpu["model"]
+    label = str(cpu["model"])
     if cpu.get("family") and cpu.get("model_number") and "family" not in label.lower():
         extra = f"family {cpu['family']} model {cpu['model_number']}"
         try:
@@ -79,11 +84,12 @@ def machine_label(record: Dict[str, Any]) -> str:
 
 def check_same_machine(old: Dict[str, Any], new: Dict[str, Any]) -> None:
     differences = []
-    for label, get in (("CPU", lambda r: r["machine"]["cpu"]["model"]),
+    getters: Tuple[Tuple[str, Callable[[Dict[str, Any]], Any]], ...] = (("CPU", lambda r: r["machine"]["cpu"]["model"]),
                        ("cores", lambda r: r["machine"]["cores"]["logical"]),
                        ("available cores", lambda r: r["machine"]["cores"]["available"]),
                        ("ISA", lambda r: r["isa"]),
-                       ("machine fingerprint", lambda r: r["machine"]["fingerprint"])):
+                       ("machine fingerprint", lambda r: r["machine"]["fingerprint"]))
+    for label, get in getters:
         a, b = get(old), get(new)
         if a != b:
             differences.append(f"{label}: {a!r} vs {b!r}")
@@ -140,15 +146,15 @@ def compare(old: Dict[str, Any], new: Dict[str, Any], *, force: bool = False,
     }
 
 
-def print_comparison(result: Dict[str, Any], report) -> None:
+def print_comparison(result: Dict[str, Any], report: Report) -> None:
     report.line(f"old: {result['old_machine']}")
     report.line(f"new: {result['new_machine']}")
     rows = []
     for r in result["rows"]:
-        module, workload, contender, metric, threads = r["key"]
-        rows.append([module, workload, contender, threads, metric, f"{r['old']:.4g}", f"{r['new']:.4g}", r["unit"],
+        module, workload, contender, metric, threads, isa = r["key"]
+        rows.append([module, workload, contender, threads, isa, metric, f"{r['old']:.4g}", f"{r['new']:.4g}", r["unit"],
                      f"{r['ratio']:.3f}", r["verdict"].upper() if r["verdict"] == "slower" else r["verdict"]])
-    report.table(["module", "workload", "contender", "threads", "metric", "old", "new", "unit", "new/old", "flag"],
+    report.table(["module", "workload", "contender", "threads", "isa", "metric", "old", "new", "unit", "new/old", "flag"],
                  rows)
     if result["only_old"] or result["only_new"]:
         report.line(f"{len(result['only_old'])} measurement(s) only in the old run, "
@@ -180,8 +186,9 @@ def plot(record: Dict[str, Any], path: str) -> None:
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
     for ax, module in zip(axes[:, 0], modules):
         mine = [p for p in pairs if p["module"] == module]
-        labels = [f"{p['workload']}, {p['threads']} thread{'s' if p['threads'] > 1 else ''}\nvs {p['peer']}"
-                  for p in mine]
+        several = len({p.get("isa") for p in mine}) > 1
+        labels = [f"{p['workload']}, {p['threads']} thread{'s' if p['threads'] > 1 else ''}"
+                  f"{', ' + str(p.get('isa')) if several else ''}\nvs {p['peer']}" for p in mine]
         values = [p["speedup"] for p in mine]
         colors = ["tab:green" if v >= 1 else "tab:red" for v in values]
         ax.barh(range(len(mine)), values, color=colors)
@@ -240,36 +247,53 @@ def markdown(record: Dict[str, Any], module: Optional[str] = None) -> str:
             lines += [f"*No measurements for {name} ({status}).*", ""]
             continue
         threads = sorted({m["threads"] for m in measurements})
+        isas = [i for i in ("avx512", "avx2", "sse2", "baseline")
+                if any(m.get("isa") == i for m in measurements if m["role"] == "paperkernels")]
+        isa_label = f"ISA {record['isa']}" if len(isas) <= 1 else \
+            f"ISA {record['isa']} (paperkernels rows also under {', '.join(i for i in isas if i != record['isa'])})"
         counts = "one thread" if threads == [1] else f"{' and '.join(map(str, threads))} threads (column)"
         load = (record.get("load_average") or {}).get("start")
         load = f", load average {load[0]:.1f} at the start" if load else ""
-        lines.append(f"*{cpu_label(record)}, {machine['cores']['available']} cores{load}, ISA {record['isa']}, "
+        lines.append(f"*{cpu_label(record)}, {machine['cores']['available']} cores{load}, {isa_label}, "
                      f"{counts}; best of the repeats; {_software_label(record)}, {record['created'][:10]}"
                      f"{', quick sizes' if record.get('quick') else ''}.*")
         lines.append("")
         pairs = speedups(measurements)
+        several = len({m.get("isa") for m in measurements if m["role"] == "paperkernels"}) > 1
         paired = set()
         if pairs:
-            lines.append("| workload | threads | paperkernels | against | peer | speed-up |")
-            lines.append("|---|---:|---:|---|---:|---:|")
+            if several:  # one row per instruction set
+                lines.append("| workload | threads | ISA | paperkernels | against | peer | speed-up |")
+                lines.append("|---|---:|---|---:|---|---:|---:|")
+            else:
+                lines.append("| workload | threads | paperkernels | against | peer | speed-up |")
+                lines.append("|---|---:|---:|---|---:|---:|")
             for p in pairs:
-                paired.add((p["workload"], p["metric"], "paperkernels", p["threads"]))
-                paired.add((p["workload"], p["metric"], p["peer"], p["peer_threads"]))
-                lines.append(f"| {p['workload']} | {p['threads']} | {_fmt(p['ours'])} {p['unit']} | {p['peer']} | "
+                paired.add((p["workload"], p["metric"], "paperkernels", p["threads"], p.get("isa")))
+                paired.add((p["workload"], p["metric"], p["peer"], p["peer_threads"], None))
+                isa = f" {p.get('isa')} |" if several else ""
+                lines.append(f"| {p['workload']} | {p['threads']} |{isa} {_fmt(p['ours'])} {p['unit']} | {p['peer']} | "
                              f"{_fmt(p['theirs'])} {p['unit']} | **{_fmt(p['speedup'])}x** |")
             lines.append("")
-        rest = [m for m in measurements if (m["workload"], m["metric"], m["contender"], m["threads"]) not in paired]
+        rest = [m for m in measurements
+                if (m["workload"], m["metric"], m["contender"], m["threads"], m.get("isa")) not in paired
+                and (m["workload"], m["metric"], m["contender"], m["threads"], None) not in paired]
         if rest:
-            lines.append("| workload | contender | threads | metric | value |")
-            lines.append("|---|---|---:|---|---:|")
+            if several:
+                lines.append("| workload | contender | threads | ISA | metric | value |")
+                lines.append("|---|---|---:|---|---|---:|")
+            else:
+                lines.append("| workload | contender | threads | metric | value |")
+                lines.append("|---|---|---:|---|---:|")
             for m in rest:
-                lines.append(f"| {m['workload']} | {m['contender']} | {m['threads']} | {m['metric']} | "
+                isa = f" {m.get('isa')} |" if several else ""
+                lines.append(f"| {m['workload']} | {m['contender']} | {m['threads']} |{isa} {m['metric']} | "
                              f"{_fmt(m['value'])} {m['unit']} |")
             lines.append("")
         checks = [c for c in record["checks"] if c["module"] == name]
         if checks:
             passed = sum(c["passed"] for c in checks)
-            worst = {}
+            worst: Dict[str, float] = {}
             for c in checks:
                 label = f"{c['compared']}, {c['quantity']}"
                 worst[label] = max(worst.get(label, 0.0), c["value"])

@@ -1,6 +1,8 @@
 """paperkernels.greedy: the B-learner ensemble against one scikit-learn OrthogonalMatchingPursuit fit
 and against a plain numpy ensemble, with 1 thread and all threads (BLAS limited to the same count;
-one thread timed by CPU time, more by wall time).
+one thread timed by CPU time, more by wall time). One-thread rows of paperkernels are measured under
+every instruction set the CPU supports; the dense design's centred Gram matrix (the dense kernel of
+the fit) is also reported as an arithmetic rate next to the machine's one-thread dgemm.
 
 Checks first: m = p, B = 1 with criterion "omp" on standardized X gives scikit-learn's OMP
 coefficients, and the numpy ensemble fed the same xoshiro256** subsets gives our coefficient path.
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _core
 from .._validation import available_cores
 from ..greedy import EnsembleForwardSelection
 from ._harness import Recorder, Timer, blas_threads, measure
@@ -115,6 +118,22 @@ def check_answers(rec: Recorder) -> None:
               np.max(np.abs(ours.coef_path_ - reference)), 1e-9)
 
 
+def gram_rate(rec: Recorder, X: np.ndarray, repeat: int) -> None:
+    """The centred Gram kernel under every instruction set, in GFLOP/s of the upper triangle it
+    computes (n p (p + 1) operations: a multiply and an add per sample and entry), next to the
+    one-thread dgemm of the same product (2 n p^2 operations)."""
+    n, p = X.shape
+    mean = X.mean(axis=0)
+    workload = f"centred Gram matrix n={n} p={p}"
+    flops = float(n) * p * (p + 1)
+    for _ in rec.each_isa():
+        rec.rate(workload, "paperkernels", measure(lambda: _core.greedy.centred_gram(X, mean, 1), repeat=repeat,
+                                                   min_time=0.05, clock="cpu", units=flops / 1e9),
+                 unit="GFLOP/s", metric="arithmetic rate", threads=1,
+                 detail="upper triangle, n p (p + 1) operations, samples summed in order without FMA")
+    rec.dgemm(workload, p, n, p, repeat=repeat)
+
+
 def run(rec: Recorder) -> None:
     quick = rec.quick
     omp = _omp()
@@ -129,7 +148,8 @@ def run(rec: Recorder) -> None:
     numpy_learners = 2 if quick else 10
     X, y = make_data(n, p)
     rec.note(f"dense: n = {n}, p = {p}, k = {k}, B = {B}; numpy ensemble timed on {numpy_learners} learners "
-             f"and scaled to B")
+             f"and scaled to B; one-thread rows of paperkernels under every instruction set")
+    gram_rate(rec, X, 3 if quick else 7)
     for t in threads:
         clock = CLOCK[t == 1]
         with blas_threads(t):
@@ -140,8 +160,9 @@ def run(rec: Recorder) -> None:
             for m in m_values:
                 workload = f"dense n={n} p={p} k={k} B={B} m={m}"
                 ours = EnsembleForwardSelection(k=k, m=m, n_estimators=B, random_state=0, n_jobs=t)
-                rec.time(workload, "paperkernels", measure(lambda: ours.fit(X, y), repeat=repeat, clock=clock),
-                         metric="time per fit", threads=t)
+                for _ in rec.each_isa() if t == 1 else [None]:
+                    rec.time(workload, "paperkernels", measure(lambda: ours.fit(X, y), repeat=repeat, clock=clock),
+                             metric="time per fit", threads=t)
                 if omp_timer is not None:
                     rec.time(workload, SKLEARN, omp_timer, metric="time per fit", threads=t, peer=True)
                 if t == 1:
@@ -159,8 +180,9 @@ def run(rec: Recorder) -> None:
         clock = CLOCK[t == 1]
         with blas_threads(t):
             ours = EnsembleForwardSelection(k=k, m=m, n_estimators=B, random_state=0, n_jobs=t)
-            rec.time(workload, "paperkernels", measure(lambda: ours.fit(X, y), repeat=2, clock=clock), metric="time per fit",
-                     threads=t)
+            for _ in rec.each_isa() if t == 1 else [None]:
+                rec.time(workload, "paperkernels", measure(lambda: ours.fit(X, y), repeat=2, clock=clock),
+                         metric="time per fit", threads=t)
             if omp is not None:
                 model = omp(n_nonzero_coefs=k)
                 rec.time(workload, SKLEARN, measure(lambda: model.fit(X, y), repeat=2, clock=clock), metric="time per fit",

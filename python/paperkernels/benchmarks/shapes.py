@@ -4,6 +4,9 @@ Shapes/s at N = 20 on 128 x 128 masks (1 thread and all threads) against mahotas
 ``features.zernike_moments`` and ``xshapeenc`` on the same shapes, after checking that the answers
 agree (mahotas: magnitudes up to its normalisation; xshapeenc: our compat mode to 1e-10), and
 polygons/s for the exact polygon path (10-50 vertices) against the fan rule (Duffy quadrature).
+One-thread rows of paperkernels are measured under every instruction set the CPU supports, and the
+masks' dense product (the stored basis times the masks' features) is also reported as an arithmetic
+rate next to the machine's one-thread dgemm.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ import importlib.util
 
 import numpy as np
 
+from .. import _core
 from .. import shapes as ps
 from .._validation import available_cores
+from ..shapes.zernike import DEFAULT_MAX_BASIS_BYTES, cartesian_basis
 from ._harness import Recorder, Timer, blas_threads, measure
 
 N = 20
@@ -42,6 +47,27 @@ def random_polygons(n: int, seed: int):
         radii = rng.uniform(0.3, 0.99, v)
         out.append(np.column_stack([radii * np.cos(angles), radii * np.sin(angles)]))
     return out
+
+
+def product_rate(rec: Recorder, masks: np.ndarray, repeat: int, min_time: float) -> None:
+    """The masks' moments on one thread under every instruction set, as the arithmetic rate of their
+    dense product (a multiply and an add per stored basis value and mask: 2 basis_bytes / 8
+    operations per mask), next to the one-thread dgemm of a product of the same size (2S moments by
+    basis_bytes / (8 * 2S) features by up to 64 masks)."""
+    basis = cartesian_basis(N, RES, RES, 1, False, DEFAULT_MAX_BASIS_BYTES, 1)
+    if not basis.precomputed:
+        return
+    values = basis.basis_bytes / 8
+    workload = f"masks {RES}x{RES} N={N}: dense product"
+    for _ in rec.each_isa():
+        rec.rate(workload, "paperkernels",
+                 measure(lambda: ps.zernike_moments(masks, N, n_threads=1), repeat=repeat, min_time=min_time,
+                         units=len(masks) * 2 * values / 1e9, clock="cpu"),
+                 unit="GFLOP/s", metric="arithmetic rate", threads=1,
+                 detail=f"stored basis of {values:,.0f} values, 2 operations per value and mask")
+    moments = 2 * _core.shapes.half_size(N)
+    rec.dgemm(workload, moments, max(1, int(round(values / moments))), min(len(masks), 64), repeat=repeat,
+              min_time=min_time)
 
 
 def run(rec: Recorder) -> None:
@@ -98,9 +124,11 @@ def _run(rec: Recorder) -> None:
     for t in threads:
         encoder = ps.XShapeEncoder(N, n_threads=t)
         encoder.encode_geometry(masks[:2])  # builds and caches the basis
-        rec.rate(workload, "paperkernels", measure(lambda: encoder.encode_geometry(masks), repeat=repeat,
-                                                   min_time=min_time, units=len(masks), clock=_clock(t)),
-                 unit="shapes/s", threads=t)
+        for _ in rec.each_isa() if t == 1 else [None]:
+            rec.rate(workload, "paperkernels", measure(lambda: encoder.encode_geometry(masks), repeat=repeat,
+                                                       min_time=min_time, units=len(masks), clock=_clock(t)),
+                     unit="shapes/s", threads=t)
+    product_rate(rec, masks, repeat, min_time)
     if mahotas is not None:
         few = masks[: 4 if quick else 20]
         rec.rate(workload, "mahotas features.zernike_moments (magnitudes)",

@@ -12,6 +12,10 @@ Contenders, on the same instances, threshold and beta:
 The contenders run in alternating rounds and each keeps its best round; single-threaded ones are
 timed by this process's CPU time, the multi-threaded run by wall time. The mean stopping times,
 pooled over every round, must agree within 4 standard errors.
+
+Scaling in K: pulls/s of run_many on one core (CPU time) at K = 10, 100 and 1000 arms, with the best
+arm at 0.6 and the others spread evenly over [0.1, 0.5], so that the cost of a pull as K grows is
+visible.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from .._validation import available_cores
 from ._harness import Recorder, Timer
 
 BETA = 0.5
+SCALING_K = (10, 100, 1000)
 BEST_ARM_HINT = "pip install --no-deps best-arm (its scipy<1.13 pin is not needed to run it)"
 
 
@@ -146,3 +151,30 @@ def run(rec: Recorder) -> None:
             rec.rate(workload, label.replace(f" {cores} threads", ""), timers[label], unit="pulls/s",
                      threads=threads, peer=is_peer, checks=checks,
                      detail=f"{len(pooled[label])} runs, mean tau {pooled[label].mean():.1f}")
+    run_scaling(rec)
+
+
+def scaling_instance(K: int) -> np.ndarray:
+    """Best arm 0.6, the other K - 1 arms evenly spread over [0.1, 0.5]."""
+    return np.round(np.concatenate([[0.6], np.linspace(0.5, 0.1, K - 1)]), 6)
+
+
+def run_scaling(rec: Recorder) -> None:
+    delta = 0.01
+    rounds = 2 if rec.quick else 3
+    pulls = 1_000_000 if rec.quick else 4_000_000  # per round and K, about
+    rec.note(f"scaling in K: beta-EB-TCI, Bernoulli arms, delta = {delta}, mu = (0.6, K - 1 arms evenly spread "
+             "over [0.1, 0.5]); run_many on one thread, CPU time")
+    for K in SCALING_K:
+        mu = scaling_instance(K)
+        runs = max(2, pulls // (160 * K))  # the mean stopping time is about 150 K to 190 K here
+        timer = Timer("cpu")
+        taus: List[np.ndarray] = []
+        for round_ in range(rounds):
+            out = timer.run(lambda mu=mu, runs=runs, seed=round_: toptwo.run_many(
+                mu, delta, runs, beta=BETA, seed=seed, n_threads=1),
+                            units=lambda r: float(r.tau.sum()))
+            taus.append(out.tau)
+        tau = np.concatenate(taus)
+        rec.rate(f"scaling K={K}", "paperkernels", timer, unit="pulls/s", threads=1, checks=[],
+                 detail=f"{runs} runs per round, mean tau {tau.mean():.0f}")

@@ -6,10 +6,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._seed import as_seed
-from .._validation import as_int, plain_array, refuse_masked
+from .._seed import SeedLike, as_seed
+from .._validation import as_bool, as_int, plain_array, refuse_masked
 from ._design import resolve_k, resolve_m
+from ._estimator import EnsembleForwardSelection
 from ._sklearn_compat import validate
 
 
@@ -51,10 +53,10 @@ class PathCVResult:
     se: np.ndarray
     best_m: int
     best_k: int
-    estimator: Optional[object]
+    estimator: Optional[EnsembleForwardSelection]
 
 
-def _clone(estimator, **params):
+def _clone(estimator: EnsembleForwardSelection, **params: Any) -> EnsembleForwardSelection:
     """A fresh unfitted copy with the same parameters (deep-copied, as scikit-learn's ``clone``
     does), then ``params``."""
     fresh = {name: copy.deepcopy(value) for name, value in estimator.get_params(deep=False).items()}
@@ -92,7 +94,7 @@ def _fold_part(part: Any, n_samples: int, fold: int, which: str) -> np.ndarray:
     return indices
 
 
-def _folds(cv, X, y, n_samples: int, random_state) -> List[Tuple[np.ndarray, np.ndarray]]:
+def _folds(cv: Any, X: np.ndarray, y: np.ndarray, n_samples: int, random_state: SeedLike) -> List[Tuple[np.ndarray, np.ndarray]]:
     if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
         n_folds = as_int(cv, "cv", low=2, high=n_samples)
         order = np.random.default_rng(as_seed(random_state, "random_state")).permutation(n_samples)
@@ -120,13 +122,13 @@ def _folds(cv, X, y, n_samples: int, random_state) -> List[Tuple[np.ndarray, np.
 
 
 def cross_validate_path(
-    estimator,
-    X,
-    y,
-    m_values: Sequence[Union[int, float, str, None]],
+    estimator: EnsembleForwardSelection,
+    X: ArrayLike,
+    y: ArrayLike,
+    m_values: Union[int, float, str, None, Sequence[Union[int, float, str, None]]],
     *,
-    cv: Union[int, Iterable[Tuple[np.ndarray, np.ndarray]]] = 5,
-    random_state=None,
+    cv: Union[int, Any, Iterable[Tuple[np.ndarray, np.ndarray]]] = 5,
+    random_state: SeedLike = None,
     refit: bool = True,
 ) -> PathCVResult:
     """Cross-validate an :class:`EnsembleForwardSelection` over ``k = 0..estimator.k`` and ``m_values``.
@@ -187,27 +189,26 @@ def cross_validate_path(
     >>> cv.estimator.k == cv.best_k
     True
     """
-    if not isinstance(refit, (bool, np.bool_)):
-        raise TypeError(f"refit: expected a bool, got {type(refit).__name__} {refit!r}")
-    X, y = validate(_clone(estimator), X, y, reset=True)
-    n_samples, n_features = X.shape
-    if isinstance(m_values, (str, numbers.Number)) or m_values is None:
-        m_values = [m_values]
-    refuse_masked(m_values, "m_values")
+    as_bool(refit, "refit")
+    data, target = validate(_clone(estimator), X, y, reset=True)
+    assert target is not None  # validate() refuses a fit without y
+    n_samples, n_features = data.shape
+    values: Any = [m_values] if isinstance(m_values, (str, numbers.Number)) or m_values is None else m_values
+    refuse_masked(values, "m_values")
     try:
-        m_values = list(m_values)
+        candidates = list(values)
     except TypeError:
-        raise TypeError(f"m_values: expected a value of m or a sequence of them, got {type(m_values).__name__}") from None
-    resolved = np.array([resolve_m(m, n_features) for m in m_values], dtype=np.int64)
+        raise TypeError(f"m_values: expected a value of m or a sequence of them, got {type(values).__name__}") from None
+    resolved = np.array([resolve_m(m, n_features) for m in candidates], dtype=np.int64)
     if resolved.size == 0:
         raise ValueError("m_values: expected at least one value of m")
-    folds = _folds(cv, X, y, n_samples, random_state)
+    folds = _folds(cv, data, target, n_samples, random_state)
     k_max = resolve_k(estimator.k, n_features)
     scores = np.empty((len(resolved), len(folds), k_max + 1))
     for i, m in enumerate(resolved):
         for f, (train, test) in enumerate(folds):
-            model = _clone(estimator, m=int(m)).fit(X[train], y[train])
-            scores[i, f] = model.mse_path(X[test], y[test])
+            model = _clone(estimator, m=int(m)).fit(data[train], target[train])
+            scores[i, f] = model.mse_path(data[test], target[test])
     mse = scores.mean(axis=1)
     se = scores.std(axis=1, ddof=1) / np.sqrt(len(folds)) if len(folds) > 1 else np.full_like(mse, np.nan)
     # Best over k >= 1; argmin on the transposed grid prefers the smaller k, then the earlier m.
@@ -215,5 +216,5 @@ def cross_validate_path(
     best_k, best_i = divmod(flat, len(resolved))
     best_k += 1
     best_m = int(resolved[best_i])
-    fitted = _clone(estimator, k=best_k, m=best_m).fit(X, y) if refit else None
+    fitted = _clone(estimator, k=best_k, m=best_m).fit(data, target) if refit else None
     return PathCVResult(resolved, np.arange(k_max + 1), mse, se, best_m, best_k, fitted)

@@ -9,7 +9,7 @@ design is built, as an extra column of the Gram computation).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional, Sequence, Tuple, Union
 
 import numbers
 
@@ -19,23 +19,24 @@ from .. import _core
 from .._limits import check_result_bytes, limits
 from .._validation import as_int
 
-CRITERIA = {"fs": 0, "omp": 1}
+CRITERIA = {"fs": _core.greedy.Criterion.fs, "omp": _core.greedy.Criterion.omp}
+"""The criteria as the C++ core names them (the user's string is checked with as_choice first)."""
 
 DEFAULT_K = 10
 """Steps of a learner when ``k=None``: ``min(DEFAULT_K, n_features)``."""
 
 
-def resolve_k(k, n_features: int) -> int:
+def resolve_k(k: Any, n_features: int) -> int:
     """Steps per learner: None gives ``min(DEFAULT_K, n_features)``; an int must lie in [1, n_features]."""
     if k is None:
         return min(DEFAULT_K, n_features)
-    k = as_int(k, "k", low=1)
-    if k > n_features:
-        raise ValueError(f"k: expected at most n_features = {n_features} steps, got k = {k}")
-    return k
+    steps = as_int(k, "k", low=1)
+    if steps > n_features:
+        raise ValueError(f"k: expected at most n_features = {n_features} steps, got k = {steps}")
+    return steps
 
 
-def fit_memory(n_learners: int, k: int, n_features: int, n_threads: int, runs: int) -> tuple:
+def fit_memory(n_learners: int, k: int, n_features: int, n_threads: int, runs: int) -> Tuple[int, int]:
     """Bytes of one ensemble fit: (per-learner part, the rest). The per-learner results (active sets,
     gains, packed coefficients by step, and the temporaries of the selection frequencies); the
     coefficient path and the selection frequencies, (k + 1) p and k p values; and the workspaces of
@@ -82,7 +83,7 @@ class EnsemblePath:
     learner_coef: np.ndarray  # (B, k (k + 1) / 2): packed per-learner coefficients by step
 
 
-def resolve_m(m, n_features: int) -> int:
+def resolve_m(m: Any, n_features: int) -> int:
     """Candidates per step: an int count, a float fraction of p, "sqrt", or None (all features)."""
     if m is None:
         return n_features
@@ -103,7 +104,7 @@ def resolve_m(m, n_features: int) -> int:
     raise TypeError(f"m: expected an int, a float, 'sqrt' or None, got {type(m).__name__} {m!r}")
 
 
-def use_gram(precompute, n_samples: int, n_features: int, k: int, m: int, n_learners: int) -> bool:
+def use_gram(precompute: Union[str, bool], n_samples: int, n_features: int, k: int, m: int, n_learners: int) -> bool:
     """Whether to build the Gram matrix: cheaper when the learners together touch it often enough.
 
     The Gram costs ~ n p^2 / 2 multiply-adds once; without it each learner computes the Gram
@@ -145,7 +146,7 @@ class CentredDesign:
         self.x_mean = X.mean(axis=0) if fit_intercept else np.zeros(self.n_features)
         self.gram: Optional[np.ndarray] = None
         self.xt: Optional[np.ndarray] = None
-        self._prepared: Optional[tuple] = None  # (y, its Response)
+        self._prepared: Optional[Tuple[np.ndarray, Response]] = None  # (y, its Response)
         with np.errstate(over="ignore", invalid="ignore"):
             if gram:
                 # Our own kernels (not BLAS): the same Gram matrix and X^T y, bit for bit, whatever
@@ -203,11 +204,14 @@ class CentredDesign:
             )
 
     def xty(self, y_centred: np.ndarray) -> np.ndarray:
-        if self.gram is not None:
-            return _core.greedy.centred_xty(self._x, self._mean, np.ascontiguousarray(y_centred))
-        return self.xt @ y_centred
+        xty: np.ndarray
+        if self.xt is None:
+            xty = _core.greedy.centred_xty(self._x, self._mean, np.ascontiguousarray(y_centred))
+        else:
+            xty = self.xt @ y_centred
+        return xty
 
-    def _centre(self, y: np.ndarray):
+    def _centre(self, y: np.ndarray) -> Tuple[float, np.ndarray]:
         y = np.asarray(y, dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
             y_mean = float(y.mean()) if self.fit_intercept else 0.0
@@ -243,21 +247,23 @@ class CentredDesign:
     def fit_learners(self, response: "Response", *, k: int, m: int, n_learners: int, criterion: str, tol: float,
                      seed: int, n_threads: int, first_learner: int = 0) -> EnsemblePath:
         """Fit learners ``first_learner .. first_learner + n_learners - 1`` on a prepared response."""
-        code = CRITERIA[criterion]
+        code = CRITERIA[criterion]  # a _core.greedy.Criterion member
         xty = response.xty
         if self.gram is not None:
             path, active, coef, gains = _core.greedy.fit_gram(self.gram, xty, k, m, code, tol, seed, n_learners,
                                                                  n_threads, first_learner)
         else:
+            assert self.xt is not None  # the design holds either the Gram matrix or the transposed data
             path, active, coef, gains = _core.greedy.fit_columns(self.xt, xty, self.col_sq, k, m, code, tol, seed,
                                                                     n_learners, n_threads, first_learner)
         return self._path(path, response.y_mean, active, gains, coef)
 
-    def _path(self, path, y_mean, active, gains, coef) -> EnsemblePath:
+    def _path(self, path: np.ndarray, y_mean: float, active: np.ndarray, gains: np.ndarray,
+              coef: np.ndarray) -> EnsemblePath:
         intercept_path = y_mean - path @ self.x_mean if self.fit_intercept else np.zeros(path.shape[0])
         return EnsemblePath(path, intercept_path, active, gains, coef)
 
-    def combine(self, parts, *, y_mean: float, m: int, n_threads: int) -> EnsemblePath:
+    def combine(self, parts: Sequence[EnsemblePath], *, y_mean: float, m: int, n_threads: int) -> EnsemblePath:
         """One ensemble from fits of consecutive ranges of learners (in learner order): the same
         result, bit for bit, as a single :meth:`fit` of all of them."""
         active = np.ascontiguousarray(np.concatenate([part.active for part in parts]))

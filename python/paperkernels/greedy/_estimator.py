@@ -1,12 +1,14 @@
 """EnsembleForwardSelection: a scikit-learn regressor averaging randomized forward selections."""
 
-from typing import Optional, Union
+from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
+from .._validation import as_array, as_bool, as_choice, as_float, as_int, as_n_threads
 from ._design import (
     CentredDesign,
+    EnsemblePath,
     check_fit_memory,
     importances,
     resolve_k,
@@ -118,7 +120,7 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         n_estimators: int = 500,
         criterion: str = "fs",
         fit_intercept: bool = True,
-        random_state=None,
+        random_state: Union[None, int, np.random.Generator, np.random.RandomState] = None,
         n_jobs: Optional[int] = None,
         precompute: Union[str, bool] = "auto",
         tol: float = 1e-10,
@@ -135,12 +137,11 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
 
     # -- parameters ------------------------------------------------------------------------------
 
-    def _checked_params(self, n_samples: int, n_features: int) -> dict:
+    def _checked_params(self, n_samples: int, n_features: int) -> Dict[str, Any]:
         if n_samples < 2:
             raise ValueError(f"X: expected at least 2 samples, got n_samples = {n_samples}")
         k = resolve_k(self.k, n_features)
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise TypeError(f"fit_intercept: expected a bool, got {self.fit_intercept!r}")
+        as_bool(self.fit_intercept, "fit_intercept")
         precompute = self.precompute
         if not (precompute is True or precompute is False or precompute == "auto"):
             raise ValueError(f"precompute: expected 'auto', True or False, got {precompute!r}")
@@ -158,14 +159,14 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
             precompute=precompute,
         )
 
-    def _design(self, X: np.ndarray, params: dict, y: Optional[np.ndarray] = None) -> CentredDesign:
+    def _design(self, X: np.ndarray, params: Dict[str, Any], y: Optional[np.ndarray] = None) -> CentredDesign:
         gram = use_gram(params["precompute"], X.shape[0], X.shape[1], params["k"], params["m"], params["n_learners"])
         return CentredDesign(X, fit_intercept=bool(self.fit_intercept), gram=gram, n_threads=params["n_threads"],
                              y=y)
 
     # -- fitting and prediction ------------------------------------------------------------------
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "EnsembleForwardSelection":
         """Fit the ensemble on X of shape (n_samples, n_features) and y of shape (n_samples,).
 
         Parameters
@@ -205,16 +206,19 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         )
         return self._finish_fit(result, params, X.shape[1])
 
-    def _prepare_fit(self, X, y):
+    def _prepare_fit(
+        self, X: Any, y: Any
+    ) -> Tuple[np.ndarray, np.ndarray, Dict[str, Any], int, CentredDesign]:
         """Validated data, parameters, seed and centred design of a fit (shared with distributed fits)."""
         X, y = validate(self, X, y, reset=True)
+        assert y is not None  # validate() refuses a fit without y
         params = self._checked_params(*X.shape)
         seed = seed_from_random_state(self.random_state)
         design = self._design(X, params, y)
         design.check_columns(X)
         return X, y, params, seed, design
 
-    def _finish_fit(self, result, params: dict, n_features: int):
+    def _finish_fit(self, result: EnsemblePath, params: Dict[str, Any], n_features: int) -> "EnsembleForwardSelection":
         self.m_ = params["m"]
         self.coef_path_ = result.coef_path
         self.intercept_path_ = result.intercept_path
@@ -225,13 +229,13 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         self.feature_importances_ = importances(result.active, result.gains, n_features)
         return self
 
-    def _step(self, k) -> int:
-        n_steps = self.coef_path_.shape[0] - 1
+    def _step(self, k: Optional[int]) -> int:
+        n_steps: int = self.coef_path_.shape[0] - 1
         if k is None:
             return n_steps
         return as_int(k, "k", low=0, high=n_steps)
 
-    def predict(self, X, k: Optional[int] = None) -> np.ndarray:
+    def predict(self, X: ArrayLike, k: Optional[int] = None) -> np.ndarray:
         """Predictions of the ensemble after ``k`` steps (default: all ``k`` steps of the fit).
 
         Parameters
@@ -269,9 +273,10 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         X, _ = validate(self, X, reset=False)
         step = self._step(k)
-        return X @ self.coef_path_[step] + self.intercept_path_[step]
+        predictions: np.ndarray = X @ self.coef_path_[step] + self.intercept_path_[step]
+        return predictions
 
-    def predict_path(self, X) -> np.ndarray:
+    def predict_path(self, X: ArrayLike) -> np.ndarray:
         """Predictions after 0, 1, ..., k steps: an array of shape (n_samples, k + 1).
 
         Parameters
@@ -304,9 +309,10 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X, _ = validate(self, X, reset=False)
-        return X @ self.coef_path_.T + self.intercept_path_
+        predictions: np.ndarray = X @ self.coef_path_.T + self.intercept_path_
+        return predictions
 
-    def mse_path(self, X, y) -> np.ndarray:
+    def mse_path(self, X: ArrayLike, y: ArrayLike) -> np.ndarray:
         """Mean squared error of the predictions after 0, 1, ..., k steps: shape (k + 1,).
 
         On the training data this is the training error along the path.
@@ -342,11 +348,12 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         ((4,), True)
         """
         predictions = self.predict_path(X)
-        y = as_array(y, "y").ravel()
-        if len(y) != predictions.shape[0]:
+        targets = as_array(y, "y").ravel()
+        if len(targets) != predictions.shape[0]:
             raise ValueError(
                 f"Found input variables with inconsistent numbers of samples: X has {predictions.shape[0]}, "
-                f"y has {len(y)}"
+                f"y has {len(targets)}"
             )
-        return np.mean((y[:, None] - predictions) ** 2, axis=0)
+        errors: np.ndarray = np.mean((targets[:, None] - predictions) ** 2, axis=0)
+        return errors
 

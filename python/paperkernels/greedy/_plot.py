@@ -1,15 +1,17 @@
 """Weight curves: asymptotic rank weights between their logistic bounds (matplotlib optional)."""
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._optional import optional_import
 from .._validation import as_array, as_int
 from ._theory import asymptotic_weights, exact_weights, logistic_bounds
 
 
-def plot_weights(k: int, gamma: float, *, p: Optional[int] = None, n_ranks: Optional[int] = None, ax=None,
-                 empirical: Optional[np.ndarray] = None):
+def plot_weights(k: int, gamma: float, *, p: Optional[int] = None, n_ranks: Optional[int] = None, ax: Any = None,
+                 empirical: Optional[ArrayLike] = None) -> Any:
     """Plot the rank weights ``w_j`` against the rank j.
 
     Draws the asymptotic weights for ``(k, gamma)``, the band between their logistic bounds and,
@@ -50,10 +52,7 @@ def plot_weights(k: int, gamma: float, *, p: Optional[int] = None, n_ranks: Opti
     >>> ax.get_xlabel() != ""
     True
     """
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError("plot_weights needs matplotlib: pip install 'paperkernels[plot]'") from None
+    plt = optional_import("matplotlib.pyplot", "plot_weights")
     if n_ranks is None:
         n_ranks = 3 * as_int(k, "k", low=0) + 10
         if p is not None:

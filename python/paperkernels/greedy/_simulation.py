@@ -9,15 +9,17 @@ the degrees of freedom.
 """
 
 from dataclasses import dataclass
-from typing import Iterator, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._limits import check_result_bytes
 from .._report import Report
-from .._seed import as_seed
+from .._seed import SeedLike, as_seed
 from .._validation import as_array, as_float, as_int
 from ._design import CentredDesign, use_gram
+from ._estimator import EnsembleForwardSelection
 from ._theory import exact_weights
 
 
@@ -94,7 +96,7 @@ class BiasVariance:
     sigma: float
     n_replicates: int
 
-    def report(self, report: Report = None) -> None:
+    def report(self, report: Optional[Report] = None) -> None:
         """Print the decomposition as a table.
 
         Parameters
@@ -134,7 +136,9 @@ def _check_replicates(n_replicates: int, length: int, fixed: int = 0) -> None:
                        "use fewer replicates and average independent runs")
 
 
-def _simulation_inputs(estimator, X, mu, sigma, n_replicates, random_state):
+def _simulation_inputs(
+    estimator: EnsembleForwardSelection, X: Any, mu: Any, sigma: Any, n_replicates: Any, random_state: Any
+) -> Tuple[np.ndarray, np.ndarray, float, int, Dict[str, Any], CentredDesign, np.random.Generator]:
     X = as_array(X, "X", ndim=2)
     n, p = X.shape
     mu = as_array(mu, "mu", shape=(n,))
@@ -157,9 +161,9 @@ class _CovarianceEstimate:
 
     def __init__(self, sigma: float) -> None:
         self.sigma2 = sigma * sigma
-        self.inner = []  # <fit_r, e_r> per replicate
-        self.noise = []
-        self.fit_sum = None
+        self.inner: List[np.ndarray] = []  # <fit_r, e_r> per replicate
+        self.noise: List[np.ndarray] = []
+        self.fit_sum: Optional[np.ndarray] = None
 
     def add(self, noise: np.ndarray, fit: np.ndarray) -> None:
         self.inner.append(noise @ fit)
@@ -168,12 +172,15 @@ class _CovarianceEstimate:
 
     def result(self) -> Tuple[np.ndarray, np.ndarray]:
         count = len(self.inner)
+        assert self.fit_sum is not None, "no replicate added"
         terms = np.array(self.inner) - np.array(self.noise) @ (self.fit_sum / count)
         terms *= count / ((count - 1) * self.sigma2)
         return terms.mean(axis=0), terms.std(axis=0, ddof=1) / np.sqrt(count)
 
 
-def _replicates(estimator, X, mu, sigma, n_replicates, random_state) -> Iterator[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def _replicates(
+    estimator: EnsembleForwardSelection, X: Any, mu: Any, sigma: Any, n_replicates: Any, random_state: Any
+) -> Iterator[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Yields (noise, y, fitted values along the path (n, k + 1)) for each replicate."""
     X, mu, sigma, n_replicates, params, design, rng = _simulation_inputs(
         estimator, X, mu, sigma, n_replicates, random_state
@@ -193,7 +200,10 @@ def _mean_and_se(samples: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return samples.mean(axis=0), samples.std(axis=0, ddof=1) / np.sqrt(samples.shape[0])
 
 
-def degrees_of_freedom(estimator, X, mu, sigma: float, *, n_replicates: int = 200, random_state=None) -> DegreesOfFreedom:
+def degrees_of_freedom(
+    estimator: EnsembleForwardSelection, X: ArrayLike, mu: ArrayLike, sigma: float, *, n_replicates: int = 200,
+    random_state: SeedLike = None,
+) -> DegreesOfFreedom:
     """Monte Carlo degrees of freedom of an :class:`EnsembleForwardSelection` along its path.
 
     Parameters
@@ -244,7 +254,10 @@ def degrees_of_freedom(estimator, X, mu, sigma: float, *, n_replicates: int = 20
     return DegreesOfFreedom(df_mean, df_se, train_mean, train_se, len(train))
 
 
-def bias_variance(estimator, X, mu, sigma: float, *, n_replicates: int = 200, random_state=None) -> BiasVariance:
+def bias_variance(
+    estimator: EnsembleForwardSelection, X: ArrayLike, mu: ArrayLike, sigma: float, *, n_replicates: int = 200,
+    random_state: SeedLike = None,
+) -> BiasVariance:
     """Monte Carlo bias/variance decomposition, training error and df along the path.
 
     Parameters
@@ -286,13 +299,13 @@ def bias_variance(estimator, X, mu, sigma: float, *, n_replicates: int = 200, ra
     True
     """
     count = 0
-    mean = None
-    sum_sq = None
+    mean: Optional[np.ndarray] = None
+    sum_sq: Optional[np.ndarray] = None
     covariance = _CovarianceEstimate(float(sigma))
     train = []
     for noise, y, fitted in _replicates(estimator, X, mu, sigma, n_replicates, random_state):
         count += 1
-        if mean is None:
+        if mean is None or sum_sq is None:
             mean = np.zeros_like(fitted)
             sum_sq = np.zeros_like(fitted)
         delta = fitted - mean  # Welford's running mean and sum of squared deviations
@@ -300,6 +313,7 @@ def bias_variance(estimator, X, mu, sigma: float, *, n_replicates: int = 200, ra
         sum_sq += delta * (fitted - mean)
         covariance.add(noise, fitted)
         train.append(np.mean((y[:, None] - fitted) ** 2, axis=0))
+    assert mean is not None and sum_sq is not None  # n_replicates >= 2
     mu = np.asarray(mu, dtype=np.float64)
     bias2 = np.mean((mean - mu[:, None]) ** 2, axis=0)
     variance = np.mean(sum_sq / count, axis=0)
@@ -321,8 +335,8 @@ def bias_variance(estimator, X, mu, sigma: float, *, n_replicates: int = 200, ra
 
 MAX_ORTHOGONAL_FEATURES = 2_000_000
 
-def degrees_of_freedom_orthogonal(theta, sigma: float, k: int, m: int, *, n_replicates: int = 2000,
-                                  random_state=None) -> DegreesOfFreedom:
+def degrees_of_freedom_orthogonal(theta: ArrayLike, sigma: float, k: int, m: int, *, n_replicates: int = 2000,
+                                  random_state: SeedLike = None) -> DegreesOfFreedom:
     """Degrees of freedom of the infinite ensemble under an orthogonal design, by exact weights.
 
     With ``X^T X = I`` the sufficient statistic is ``z = X^T y ~ N(theta, sigma^2 I)`` and the

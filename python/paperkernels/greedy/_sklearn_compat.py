@@ -14,10 +14,11 @@ import html
 import importlib.util
 import inspect
 import numbers
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Protocol, Tuple, TypeVar
 
 import numpy as np
 
+from .._optional import optional_import
 from .._validation import plain_array, refuse_masked
 
 
@@ -40,17 +41,15 @@ def _sklearn() -> Optional[Dict[str, Any]]:
         return None
     if not _SKLEARN:
         try:
-            import sklearn
-            from sklearn.exceptions import NotFittedError as SkNotFittedError
-
-            try:
-                from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
-            except ImportError:  # scikit-learn 1.3 - 1.5
-                validate_data = None
+            sklearn = optional_import("sklearn", "EnsembleForwardSelection")
+            exceptions = optional_import("sklearn.exceptions", "EnsembleForwardSelection", extra="sklearn")
+            validation = optional_import("sklearn.utils.validation", "EnsembleForwardSelection", extra="sklearn")
         except ImportError:  # installed but broken: do without it, and do not try again
             _SKLEARN.update(module=None)
             return None
-        _SKLEARN.update(module=sklearn, NotFittedError=SkNotFittedError, validate_data=validate_data)
+        # validate_data: scikit-learn >= 1.6 (1.3 - 1.5 validate through BaseEstimator._validate_data).
+        _SKLEARN.update(module=sklearn, NotFittedError=exceptions.NotFittedError,
+                        validate_data=getattr(validation, "validate_data", None))
     return _SKLEARN if _SKLEARN["module"] is not None else None
 
 
@@ -59,7 +58,7 @@ class NotFittedError(ValueError, AttributeError):
     scikit-learn's own ``NotFittedError``, which has the same bases, is raised)."""
 
 
-def check_is_fitted(estimator) -> None:
+def check_is_fitted(estimator: object) -> None:
     """Raise ``NotFittedError`` unless ``fit`` has set attributes ending in ``_``."""
     fitted = [v for v in vars(estimator) if v.endswith("_") and not v.startswith("__")]
     if not fitted:
@@ -71,12 +70,15 @@ def check_is_fitted(estimator) -> None:
         )
 
 
+_Estimator = TypeVar("_Estimator", bound="BaseEstimator")
+
+
 class BaseEstimator:
     """scikit-learn's estimator protocol: ``get_params``, ``set_params``, a repr showing the changed
     parameters and the estimator tags, without importing scikit-learn."""
 
     @classmethod
-    def _get_param_names(cls):
+    def _get_param_names(cls) -> List[str]:
         signature = inspect.signature(cls.__init__)
         return sorted(name for name in signature.parameters if name != "self")
 
@@ -90,7 +92,7 @@ class BaseEstimator:
             out[name] = value
         return out
 
-    def set_params(self, **params: Any):
+    def set_params(self: _Estimator, **params: Any) -> _Estimator:
         """Set parameters by name; returns the estimator."""
         valid = self._get_param_names()
         for name, value in params.items():
@@ -114,10 +116,10 @@ class BaseEstimator:
         if _sklearn() is not None:
             from sklearn.utils import estimator_html_repr
 
-            return estimator_html_repr(self)
+            return str(estimator_html_repr(self))
         return f"<pre>{html.escape(repr(self))}</pre>"
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         from sklearn.utils import Tags, TargetTags
 
         return Tags(estimator_type=None, target_tags=TargetTags(required=False), transformer_tags=None,
@@ -132,20 +134,25 @@ class BaseEstimator:
 
         tags = dict(_DEFAULT_TAGS)
         for klass in reversed(type(self).__mro__):
-            if "_more_tags" in vars(klass):
-                tags.update(klass._more_tags(self))
+            more_tags = vars(klass).get("_more_tags")
+            if more_tags is not None:
+                tags.update(more_tags(self))
         return tags
 
     # Used by scikit-learn 1.3 - 1.5's validation of X.
-    def _check_feature_names(self, X, *, reset: bool) -> None:
+    def _check_feature_names(self, X: Any, *, reset: bool) -> None:
         from sklearn.base import BaseEstimator as SkBaseEstimator
 
         SkBaseEstimator._check_feature_names(self, X, reset=reset)
 
-    def _check_n_features(self, X, reset: bool) -> None:
+    def _check_n_features(self, X: Any, reset: bool) -> None:
         from sklearn.base import BaseEstimator as SkBaseEstimator
 
         SkBaseEstimator._check_n_features(self, X, reset=reset)
+
+
+class _Predictor(Protocol):
+    def predict(self, X: Any) -> np.ndarray: ...
 
 
 class RegressorMixin:
@@ -154,10 +161,10 @@ class RegressorMixin:
 
     _estimator_type = "regressor"
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         from sklearn.utils import RegressorTags
 
-        tags = super().__sklearn_tags__()
+        tags = super().__sklearn_tags__()  # type: ignore[misc]  # BaseEstimator's, next in the estimator's MRO
         tags.estimator_type = "regressor"
         tags.regressor_tags = RegressorTags()
         tags.target_tags.required = True
@@ -166,7 +173,7 @@ class RegressorMixin:
     def _more_tags(self) -> Dict[str, Any]:
         return {"requires_y": True}
 
-    def score(self, X, y, sample_weight=None) -> float:
+    def score(self: _Predictor, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Coefficient of determination R^2 of ``predict(X)`` against ``y``."""
         predictions = self.predict(X)
         if _sklearn() is not None:
@@ -181,7 +188,7 @@ class RegressorMixin:
         return 1.0 - ss_res / ss_tot if ss_tot > 0 else (1.0 if ss_res == 0 else 0.0)
 
 
-def _feature_names(X) -> Optional[np.ndarray]:
+def _feature_names(X: Any) -> Optional[np.ndarray]:
     columns = getattr(X, "columns", None)
     if columns is None:
         return None
@@ -189,7 +196,7 @@ def _feature_names(X) -> Optional[np.ndarray]:
     return names if len(names) and all(isinstance(n, str) for n in names) else None
 
 
-def _as_float_matrix(X, name: str) -> np.ndarray:
+def _as_float_matrix(X: Any, name: str) -> np.ndarray:
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         raise TypeError(f"{name}: sparse input is not supported; pass a dense array (e.g. {name}.toarray())")
     arr = plain_array(X, name)
@@ -203,7 +210,7 @@ def _as_float_matrix(X, name: str) -> np.ndarray:
         raise TypeError(f"{name}: expected numbers that convert to float64 ({exc})") from None
 
 
-def _validate_without_sklearn(estimator, X, y, reset: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+def _validate_without_sklearn(estimator: Any, X: Any, y: Any, reset: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
     names = _feature_names(X)
     X = _as_float_matrix(X, "X")
     if X.ndim != 2:
@@ -244,14 +251,14 @@ def _validate_without_sklearn(estimator, X, y, reset: bool) -> Tuple[np.ndarray,
     return X, y
 
 
-def _plain_finite_matrix(X) -> bool:
+def _plain_finite_matrix(X: Any) -> bool:
     return (
         type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] >= 1 and X.shape[1] >= 1
         and bool(np.isfinite(X).all())
     )
 
 
-def _plain_finite_arrays(X, y) -> bool:
+def _plain_finite_arrays(X: Any, y: Any) -> bool:
     """Whether X and y are plain float64 ndarrays of shapes (n, p) and (n,), n, p >= 1, all finite:
     inputs that every validation path accepts unchanged. Anything else takes the full path (and
     gets its errors and warnings from there)."""
@@ -261,7 +268,7 @@ def _plain_finite_arrays(X, y) -> bool:
     )
 
 
-def _conversion_culprit(X, y) -> str:
+def _conversion_culprit(X: Any, y: Any) -> str:
     """Which of X and y numpy cannot convert (after scikit-learn's validation failed unexpectedly)."""
     for name, value in (("X", X), ("y", y)):
         if value is None or isinstance(value, np.ndarray):
@@ -273,8 +280,10 @@ def _conversion_culprit(X, y) -> str:
     return "X" if y is None else "X or y"
 
 
-def _validate_with_sklearn(sk, estimator, X, y, reset: bool):
-    kwargs = dict(dtype=np.float64, y_numeric=True, ensure_min_samples=1)
+def _validate_with_sklearn(
+    sk: Dict[str, Any], estimator: Any, X: Any, y: Any, reset: bool
+) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    kwargs: Dict[str, Any] = dict(dtype=np.float64, y_numeric=True, ensure_min_samples=1)
     if y is None:
         kwargs = dict(dtype=np.float64)
     target = y if y is not None else "no_validation"
@@ -290,10 +299,11 @@ def _validate_with_sklearn(sk, estimator, X, y, reset: bool):
     except Exception as exc:  # e.g. an __array__ that raises: not the caller's fault to decode
         name = _conversion_culprit(X, y)
         raise TypeError(f"{name}: expected an array-like of numbers ({type(exc).__name__}: {exc})") from None
-    return out if y is not None else (out, None)
+    validated: Tuple[np.ndarray, Optional[np.ndarray]] = out if y is not None else (out, None)
+    return validated
 
 
-def validate(estimator, X, y=None, *, reset: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+def validate(estimator: Any, X: Any, y: Any = None, *, reset: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
     """Validated float64 X (and y) following scikit-learn's conventions; sets or checks
     ``n_features_in_`` and ``feature_names_in_``."""
     if X is None:
@@ -318,7 +328,7 @@ def validate(estimator, X, y=None, *, reset: bool) -> Tuple[np.ndarray, Optional
     return _validate_without_sklearn(estimator, X, y, reset)
 
 
-def seed_from_random_state(random_state) -> int:
+def seed_from_random_state(random_state: Any) -> int:
     """A 64-bit seed from scikit-learn style ``random_state`` (None, int, Generator or RandomState)."""
     from .._seed import as_seed
 

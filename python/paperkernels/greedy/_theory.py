@@ -107,7 +107,7 @@ def exact_weights(k: int, m: int, p: int) -> np.ndarray:
     return previous if k > 0 else np.zeros(p)
 
 
-def _check_gamma(gamma) -> float:
+def _check_gamma(gamma: float) -> float:
     return as_float(gamma, "gamma", low=0.0, high=1.0, low_open=True)
 
 

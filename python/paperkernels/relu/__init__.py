@@ -24,13 +24,13 @@ fiber_description, functional_dimension, conservation_laws, gd_drift, local_cons
 
 from __future__ import annotations
 
+from .._validation import as_choice, as_instance
 from . import moves
 from ._canonical import CanonicalForm, canonical_form_exact, choose_method, is_bottleneck
 from ._conservation import conservation_laws, gd_drift, local_conservation_laws, neuron_gradients
 from ._equivalence import Verdict, _interrupts_intact, equivalent
 from ._fiber import FiberDescription, fiber_description, functional_dimension
 from ._net import ReLUNet
-from .._validation import as_choice
 
 __all__ = [
     "ReLUNet",
@@ -57,6 +57,7 @@ def canonical_form(net: ReLUNet, method: str = "auto", *, exact: bool = False) -
     Parameters
     ----------
     net : ReLUNet
+        The network.
     method : {"auto", "affine", "one_hidden_layer", "bottleneck", "deep_generic"}
         ``"auto"``: ``one_hidden_layer`` for L = 2, ``bottleneck`` for three-layer networks with
         n1 <= n0 and W_1 of full row rank, else ``deep_generic``.
@@ -80,11 +81,27 @@ def canonical_form(net: ReLUNet, method: str = "auto", *, exact: bool = False) -
         - ``bottleneck``: ``layer1_weights``/``layer1_biases`` (rows with unit max-abs weights,
           sorted; hidden neurons bias-shifted canonically, irrelevant ones zero) and, on the orthant,
           ``g(z) = sum_k cut_outputs[:, k] relu(cut_weights[k] . z + cut_biases[k]) + linear z + offset``.
-    """
-    from ._net import ReLUNet as _Net
 
-    if not isinstance(net, _Net):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    Raises
+    ------
+    TypeError
+        When ``net`` is not a ReLUNet.
+    ValueError
+        When ``method`` is unknown or does not apply to the network's architecture.
+
+    Examples
+    --------
+    Permuting and rescaling hidden neurons does not change the canonical form:
+
+    >>> from paperkernels.relu import ReLUNet, canonical_form, moves
+    >>> net = ReLUNet([[[1.0], [-2.0]], [[3.0, 1.0]]], [[0.0, 2.0], [0.0]])
+    >>> other = moves.scale(moves.permute(net, 1, [1, 0]), 1, 0, 0.5)
+    >>> canonical_form(net) == canonical_form(other)
+    True
+    >>> canonical_form(net).parts["kink_outputs"]
+    array([[Fraction(2, 1), Fraction(3, 1)]], dtype=object)
+    """
+    as_instance(net, "net", ReLUNet)
     as_choice(method, "method", ("auto", "affine", "one_hidden_layer", "deep_generic", "bottleneck"))
     if method == "auto":
         method = choose_method(net)

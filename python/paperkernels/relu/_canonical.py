@@ -10,10 +10,11 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .._validation import as_choice, as_instance
 from . import _rational as rat
 from ._net import ReLUNet
 
@@ -49,6 +50,21 @@ class CanonicalForm:
         Diagnostics: neuron classes, number of dropped or merged neurons, ...
     relative_error : tuple of float or None
         Float path: bound on the relative error of every entry of each layer.
+
+    Notes
+    -----
+    Built by :func:`paperkernels.relu.canonical_form`. Two forms compare equal (``==``) when their
+    methods agree and their canonical parameters are equal, decided exactly.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, canonical_form
+    >>> net = ReLUNet([[[1.0], [-2.0]], [[3.0, 1.0]]], [[0.0, 2.0], [0.0]])
+    >>> form = canonical_form(net)
+    >>> form
+    CanonicalForm(method='one_hidden_layer', exact, widths=(1, 2, 1))
+    >>> form.complete, form.parts["kink_biases"]
+    (True, array([Fraction(-1, 1), Fraction(0, 1)], dtype=object))
     """
 
     def __init__(self, method: str, exact: bool, complete: bool, widths: Tuple[int, ...], parts: Any,
@@ -65,9 +81,24 @@ class CanonicalForm:
 
     @property
     def parts(self) -> Dict[str, Any]:
+        """The canonical parameters by name (see :func:`paperkernels.relu.canonical_form`).
+
+        Returns
+        -------
+        dict
+            Arrays by name; the float path computes them on first access.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet, canonical_form
+        >>> net = ReLUNet([[[1.0], [-2.0]], [[3.0, 1.0]]], [[0.0, 2.0], [0.0]])
+        >>> sorted(canonical_form(net).parts)
+        ['kink_biases', 'kink_outputs', 'kink_weights', 'linear', 'offset']
+        """
         if callable(self._parts):
             self._parts = self._parts()
-        return self._parts
+        parts: Dict[str, Any] = self._parts
+        return parts
 
     def __repr__(self) -> str:
         kind = "exact" if self.exact else "float"
@@ -80,16 +111,16 @@ class CanonicalForm:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
         state["_parts"] = self.parts  # materialised: the float path's C++ handle does not pickle
         state.pop("_handle", None)
         return state
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: Dict[str, Any]) -> None:
         self.__dict__.update(state)
 
-    def __deepcopy__(self, memo: dict) -> "CanonicalForm":
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "CanonicalForm":
         import copy
 
         state = copy.deepcopy(self.__getstate__(), memo)
@@ -98,13 +129,41 @@ class CanonicalForm:
         return out
 
     def to_rational(self) -> "CanonicalForm":
-        """The exact version of this form (recomputed in rational arithmetic when needed)."""
+        """The exact version of this form (recomputed in rational arithmetic when needed).
+
+        Returns
+        -------
+        CanonicalForm
+            ``self`` when already exact, else the form computed with Fractions.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet, canonical_form
+        >>> net = ReLUNet([[[1.0, 2.0], [3.0, -1.0]], [[1.0, 1.0]], [[2.0]]], [[0.0, 1.0], [0.5], [0.0]])
+        >>> form = canonical_form(net, "deep_generic")
+        >>> form.exact, form.to_rational().exact, form == form.to_rational()
+        (False, True, True)
+        """
         if self.exact:
             return self
         return canonical_form_exact(self._source, self.method)
 
     def network(self) -> ReLUNet:
-        """A network in canonical form computing the same function (exact parameters)."""
+        """A network in canonical form computing the same function (exact parameters).
+
+        Returns
+        -------
+        ReLUNet
+            A rational network built from the canonical parameters.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet, canonical_form, equivalent
+        >>> net = ReLUNet([[[1.0], [-2.0]], [[3.0, 1.0]]], [[0.0, 2.0], [0.0]])
+        >>> canon = canonical_form(net).network()
+        >>> canon.widths, bool(equivalent(net, canon))
+        ((1, 4, 1), True)
+        """
         exact = self.to_rational()
         p = exact.parts
         if exact.method in ("affine", "deep_generic"):
@@ -117,7 +176,7 @@ class CanonicalForm:
         return ReLUNet([p["layer1_weights"], W2, W3], [p["layer1_biases"], b2, b3], dtype="rational")
 
 
-def _net_allowing_empty_layers(Ws, bs) -> ReLUNet:
+def _net_allowing_empty_layers(Ws: Sequence[np.ndarray], bs: Sequence[np.ndarray]) -> ReLUNet:
     """A network from layers some of which may have no neuron (the form removed them all): an empty
     hidden layer becomes one neuron with zero weights, zero bias and zero outgoing weights, which
     outputs 0 like the empty layer."""
@@ -130,7 +189,8 @@ def _net_allowing_empty_layers(Ws, bs) -> ReLUNet:
     return ReLUNet(Ws, bs, dtype="rational")
 
 
-def _kinks_to_net(Wk, bk, C, A, d, orthant: bool = False) -> ReLUNet:
+def _kinks_to_net(Wk: np.ndarray, bk: np.ndarray, C: np.ndarray, A: np.ndarray, d: np.ndarray,
+                  orthant: bool = False) -> ReLUNet:
     """One hidden layer: kinks plus the linear part A x (as relu(x) - relu(-x), or relu(x) on the orthant)."""
     n_in = A.shape[1]
     n_out = A.shape[0]
@@ -173,7 +233,7 @@ def forms_equal(a: CanonicalForm, b: CanonicalForm) -> bool:
 
 # ---- shared helpers ----------------------------------------------------------------------------
 
-def _int_key(row) -> Tuple[int, ...]:
+def _int_key(row: Sequence[Fraction]) -> Tuple[int, ...]:
     """A hashable exact key of a tuple of Fractions (reduced numerator/denominator pairs)."""
     out = []
     for v in row:
@@ -182,7 +242,7 @@ def _int_key(row) -> Tuple[int, ...]:
     return tuple(out)
 
 
-def _first_nonzero(row) -> Optional[int]:
+def _first_nonzero(row: Sequence[Any]) -> Optional[int]:
     for q, v in enumerate(row):
         if v != 0:
             return q
@@ -204,7 +264,32 @@ def _columns(cols: List[np.ndarray], height: int) -> np.ndarray:
 
 
 def is_bottleneck(net: ReLUNet) -> bool:
-    """Three-layer (two hidden layers) with n1 <= n0 and W_1 of full row rank (checked exactly)."""
+    """Whether a network is a three-layer bottleneck: two hidden layers, n1 <= n0, W_1 of full row rank.
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network.
+
+    Returns
+    -------
+    bool
+        True for a bottleneck (the rank is checked exactly), where ``canonical_form`` uses the
+        symmetry-aware ``"bottleneck"`` method.
+
+    Raises
+    ------
+    TypeError
+        When ``net`` is not a ReLUNet.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, is_bottleneck
+    >>> net = ReLUNet([[[1, 2], [-1, 1]], [[2, -1]], [[3]]], [[0, 1], [-1], [0]])
+    >>> is_bottleneck(net)
+    True
+    """
+    as_instance(net, "net", ReLUNet)
     if net.depth != 3:
         return False
     n0, n1 = net.widths[0], net.widths[1]
@@ -229,13 +314,14 @@ def choose_method(net: ReLUNet) -> str:
 
 # ---- (a) one hidden layer --------------------------------------------------------------------
 
-def _kink_form(W, b, C, A, d, *, orthant_active: Optional[List[bool]] = None):
+def _kink_form(W: np.ndarray, b: np.ndarray, C: np.ndarray, A: np.ndarray, d: np.ndarray, *,
+               orthant_active: Optional[List[bool]] = None) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Dict[str, int]]:
     """Normalise, orient and merge kinks c relu(w.x + b); returns sorted (W, b, C) and updated (A, d).
 
     W: (m, n) Fractions; C: (n_out, m). A (n_out, n) and d (n_out,) are updated in place.
     """
     n_out = A.shape[0]
-    merged: Dict[Tuple, np.ndarray] = {}
+    merged: Dict[Tuple[int, ...], Tuple[Tuple[Fraction, ...], np.ndarray]] = {}
     n_constant = 0
     flipped = []
     for i in range(W.shape[0]):
@@ -318,7 +404,7 @@ def deep_generic_exact(net: ReLUNet) -> CanonicalForm:
                 changed = True
         for l in range(1, L):
             W, b, Wn = Ws[l - 1], bs[l - 1], Ws[l]
-            rows: Dict[Tuple, np.ndarray] = {}
+            rows: Dict[Tuple[int, ...], Tuple[Tuple[Fraction, ...], np.ndarray]] = {}
             for j in range(W.shape[0]):
                 rat.check_deadline()
                 w, beta, col = W[j], b[j], Wn[:, j]
@@ -349,7 +435,8 @@ def deep_generic_exact(net: ReLUNet) -> CanonicalForm:
 
 # ---- (c) three-layer bottleneck ----------------------------------------------------------------
 
-def _fold_layer2(U, beta, G, V, v, counts):
+def _fold_layer2(U: np.ndarray, beta: np.ndarray, G: np.ndarray, V: np.ndarray, v: np.ndarray,
+                 counts: Dict[str, int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Step 2 on the orthant: fold ACTIVE rows into (V, v), drop DEAD and silent rows; keep CUT rows.
 
     Returns the CUT rows and whether any row was folded or dropped.
@@ -377,7 +464,8 @@ def _fold_layer2(U, beta, G, V, v, counts):
     return U[keep].reshape(len(keep), n1), beta[keep], G[:, keep].reshape(n3, len(keep)), changed
 
 
-def _hidden_pass(W1, b1, U, beta, G, V, v, classes) -> bool:
+def _hidden_pass(W1: np.ndarray, b1: np.ndarray, U: np.ndarray, beta: np.ndarray, G: np.ndarray, V: np.ndarray,
+                 v: np.ndarray, classes: List[str]) -> bool:
     """Step 3: for each layer-1 neuron whose hyperplane is invisible, flip its constant-active readers
     (symmetry 3) and shift its bias to the canonical end of the valid range (symmetry 6); zero the
     rows of irrelevant neurons. Returns True when some bias moved."""
@@ -482,6 +570,5 @@ def canonical_form_exact(net: ReLUNet, method: str = "auto") -> CanonicalForm:
                 f"method: 'bottleneck' needs two hidden layers with n1 <= n0 and W_1 of full row rank, got widths {net.widths}"
             )
         return bottleneck_exact(net)
-    if method == "deep_generic":
-        return deep_generic_exact(net)
-    raise ValueError(f"method: expected one of {', '.join(repr(m) for m in METHODS)}, got {method!r}")
+    as_choice(method, "method", METHODS)
+    return deep_generic_exact(net)

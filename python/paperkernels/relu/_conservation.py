@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Tuple
+from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
-from .._validation import as_array, as_float, check_same_length
+from .._validation import as_array, as_float, as_instance, check_same_length, plain_array
 from . import _rational as rat
 from ._net import ReLUNet
 
@@ -21,7 +21,7 @@ class LocalLaw:
     Q: np.ndarray
 
 
-def _parameters(net: ReLUNet, exact: bool):
+def _parameters(net: ReLUNet, exact: bool) -> Tuple[Sequence[np.ndarray], Sequence[np.ndarray]]:
     if exact or net.rational:
         return net.exact_parameters()
     return net.float_parameters()
@@ -32,10 +32,35 @@ def conservation_laws(net: ReLUNet, *, exact: bool = False) -> List[np.ndarray]:
 
     Conserved along gradient flow ``theta' = -grad L`` for any loss (the rescaling symmetry). With
     weight decay lambda it decays as ``h(t) = h(0) exp(-2 lambda t)``; momentum breaks it.
-    Returns one array per hidden layer (Fractions when ``exact`` or the network is rational).
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network.
+    exact : bool
+        Compute with Fractions (always the case for a rational network).
+
+    Returns
+    -------
+    list of ndarray
+        One array of shape ``(n_l,)`` per hidden layer (Fractions when ``exact`` or the network is
+        rational).
+
+    Raises
+    ------
+    TypeError
+        When ``net`` is not a ReLUNet.
+    ValueError
+        When the squares of the float64 parameters overflow (use ``exact=True``).
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, conservation_laws
+    >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+    >>> conservation_laws(net)
+    [array([1.  , 1.25])]
     """
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     Ws, bs = _parameters(net, exact)
     out = []
     with np.errstate(over="ignore", invalid="ignore"):
@@ -53,17 +78,17 @@ def _check_grads(net: ReLUNet, grads: Any) -> Tuple[List[np.ndarray], List[np.nd
     gW, gb = grads
     if len(gW) != net.depth or len(gb) != net.depth:
         raise ValueError(f"grads: expected {net.depth} weight and {net.depth} bias gradients, got {len(gW)} and {len(gb)}")
-    outW, outb = [], []
+    outW: List[np.ndarray] = []
+    outb: List[np.ndarray] = []
     for l, (W, b) in enumerate(zip(net.weights, net.biases)):
         for name, g, ref, store in ((f"grads[0][{l}]", gW[l], W, outW), (f"grads[1][{l}]", gb[l], b, outb)):
-            arr = np.asarray(g, dtype=object if (net.rational or np.asarray(g).dtype == object) else np.float64)
-            if arr.shape != ref.shape:
-                raise ValueError(f"{name}: expected shape {ref.shape}, got {arr.shape}")
-            if arr.dtype == object:
-                arr = rat.fraction_array(arr)
-            elif not np.all(np.isfinite(arr)):
-                raise ValueError(f"{name}: expected finite values, got NaN or infinity")
-            store.append(arr)
+            if net.rational or plain_array(g, name).dtype == object:
+                arr = plain_array(g, name, dtype=object)
+                if arr.shape != ref.shape:
+                    raise ValueError(f"{name}: expected shape {ref.shape}, got {arr.shape}")
+                store.append(rat.fraction_array(arr))
+            else:
+                store.append(as_array(g, name, shape=ref.shape))
     return outW, outb
 
 
@@ -79,10 +104,42 @@ def gd_drift(net: ReLUNet, grads: Any, eta: Any) -> List[np.ndarray]:
     ----------
     grads : (list of arrays, list of arrays)
         Gradients of the loss with respect to ``weights`` and ``biases`` (see :func:`neuron_gradients`).
+    net : ReLUNet
+        The network at theta.
+    grads : (list of arrays, list of arrays)
+        Gradients of the loss with respect to ``weights`` and ``biases`` (see :func:`neuron_gradients`).
     eta : float or Fraction
+        The step size (a Fraction, a rational network or Fraction gradients give exact drifts).
+
+    Returns
+    -------
+    list of ndarray
+        Per hidden layer, the change of each ``h_{l,i}`` (see :func:`conservation_laws`).
+
+    Raises
+    ------
+    TypeError
+        When ``net`` is not a ReLUNet.
+    ValueError
+        When the gradients do not match the network, or the drift overflows float64.
+
+    Examples
+    --------
+    One gradient-descent step on the squared error changes the rescaling laws by the drift:
+
+    >>> import numpy as np
+    >>> from paperkernels.relu import ReLUNet, conservation_laws, gd_drift, neuron_gradients
+    >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+    >>> loss, (gW, gb) = neuron_gradients(net, [[3.0, 1.0], [1.0, 2.0]], [[-6.0], [1.0]])
+    >>> stepped = ReLUNet([W - 0.1 * g for W, g in zip(net.weights, gW)],
+    ...                   [b - 0.1 * g for b, g in zip(net.biases, gb)])
+    >>> drift = gd_drift(net, (gW, gb), 0.1)
+    >>> np.round(drift[0], 6)
+    array([ 0.004375, -2.073125])
+    >>> bool(np.allclose(conservation_laws(stepped)[0] - conservation_laws(net)[0], drift[0]))
+    True
     """
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     gW, gb = _check_grads(net, grads)
     from fractions import Fraction
 
@@ -104,10 +161,38 @@ def gd_drift(net: ReLUNet, grads: Any, eta: Any) -> List[np.ndarray]:
 def neuron_gradients(net: ReLUNet, X: Any, Y: Any) -> Tuple[float, Tuple[List[np.ndarray], List[np.ndarray]]]:
     """Mean squared error ``L = mean_n ||f(x_n) - y_n||^2 / 2`` and its gradient (float64).
 
-    Returns ``(loss, (weight_gradients, bias_gradients))`` in the layout of :func:`gd_drift`.
+    Parameters
+    ----------
+    net : ReLUNet
+        The network.
+    X : array of shape (N, n0)
+        Inputs.
+    Y : array of shape (N, n_outputs)
+        Targets.
+
+    Returns
+    -------
+    loss : float
+        The mean squared error.
+    grads : (list of ndarray, list of ndarray)
+        ``(weight_gradients, bias_gradients)`` in the layout of :func:`gd_drift`.
+
+    Raises
+    ------
+    TypeError
+        When ``net`` is not a ReLUNet.
+    ValueError
+        When ``X`` or ``Y`` is malformed, or the loss or its gradient overflows float64.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, neuron_gradients
+    >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+    >>> loss, (gW, gb) = neuron_gradients(net, [[3.0, 1.0]], [[-6.0]])
+    >>> loss, gb[1]
+    (0.125, array([-0.5]))
     """
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     X = as_array(X, "X", shape=(None, net.n_inputs))
     Y = as_array(Y, "Y", shape=(None, net.n_outputs))
     check_same_length([("X", len(X)), ("Y", len(Y))])
@@ -143,9 +228,41 @@ def local_conservation_laws(net: ReLUNet, X: Any, *, exact: bool = False) -> Lis
     conserved along gradient flow of any loss on ``X`` while the activation pattern stays constant.
     The diagonal repeats the rescaling laws; the off-diagonal entries are new. The hidden-bias shift
     induces no law.
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network.
+    X : array of shape (N, n0)
+        The data.
+    exact : bool
+        Decide the activation pattern and compute Q exactly.
+
+    Returns
+    -------
+    list of LocalLaw
+        One per hidden layer with an always-active block: ``layer`` (1-based), ``neurons`` (S) and
+        ``Q`` (the conserved matrix).
+
+    Raises
+    ------
+    TypeError
+        When ``net`` is not a ReLUNet.
+    ValueError
+        When ``X`` is malformed.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, local_conservation_laws
+    >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+    >>> [law] = local_conservation_laws(net, [[3.0, 1.0], [2.0, 0.5]])
+    >>> law.layer, law.neurons
+    (1, (0, 1))
+    >>> law.Q
+    array([[1.  , 0.5 ],
+           [0.5 , 1.25]])
     """
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     X = as_array(X, "X", shape=(None, net.n_inputs))
     pattern = net.activation_pattern(X, exact=exact)
     Ws, bs = _parameters(net, exact)

@@ -4,27 +4,29 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, ParamSpec, Sequence, Tuple, TypeVar
 
 import numpy as np
 
+from .._optional import optional_import
 from .._seed import as_seed
-from .._validation import as_int, plain_array
+from .._validation import as_choice, as_float, as_int, plain_array
 from . import _rational as rat
 from ._canonical import CanonicalForm, canonical_form_exact, choose_method
-from ._net import ReLUNet, float_forward
+from ._net import FloatParameters, ReLUNet, float_forward
 from ._regions import Leaf, RegionBudgetExceeded, RegionTimeLimit, enumerate_regions
 
-PROCEDURES = ("auto", "canonical", "regions", "milp", "sampling")
 AUTO_REGION_INPUTS = 6  # on a box, "auto" enumerates regions only for this many inputs or fewer (2^n0 vertices)
 MAX_REGION_INPUTS = 12
 MAX_SAMPLES = 10**7  # random pre-filter points (each costs two float forward passes)
 ONE = Fraction(1)
 _FLOAT_MAX = float(np.finfo(np.float64).max)
+
+Box = Tuple[np.ndarray, np.ndarray]  # (low, high) object arrays of Fractions
+Witness = Tuple[np.ndarray, Tuple[np.ndarray, np.ndarray]]  # a point and the exact outputs of both networks there
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,21 @@ class Verdict:
         Diagnostics (number of regions enumerated, MILP objective, elapsed seconds, ...).
     reason : str or None
         Why the answer is None (budget, time limit, solver unavailable, ...); None otherwise.
+
+    Notes
+    -----
+    ``bool(verdict)`` is True only for a proven equivalence; ``str(verdict)`` is a one-line summary.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, equivalent
+    >>> a = ReLUNet([[[1.0], [-1.0]], [[1.0, -1.0]]], [[0.0, 0.0], [0.0]])   # relu(x) - relu(-x) = x
+    >>> b = ReLUNet([[[1.0], [-1.0]], [[1.0, -1.0]]], [[1.0, -1.0], [-1.0]])  # relu(x+1) - relu(-x-1) - 1
+    >>> verdict = equivalent(a, b)
+    >>> bool(verdict), verdict.proof, verdict.scope
+    (True, True, 'global')
+    >>> print(verdict)
+    equivalent on R^n0 (canonical form (one_hidden_layer); proof): equal canonical forms: equivalent on all of R^n0
     """
 
     equivalent: Optional[bool]
@@ -68,7 +85,7 @@ class Verdict:
     outputs: Optional[Tuple[np.ndarray, np.ndarray]] = None
     domain: Optional[Tuple[np.ndarray, np.ndarray]] = None
     detail: str = ""
-    stats: dict = field(default_factory=dict, compare=False)
+    stats: Dict[str, Any] = field(default_factory=dict, compare=False)
     reason: Optional[str] = None
 
     def __bool__(self) -> bool:
@@ -78,7 +95,7 @@ class Verdict:
         if not isinstance(other, Verdict):
             return NotImplemented
 
-        def same(x, y) -> bool:
+        def same(x: Any, y: Any) -> bool:
             if x is None or y is None:
                 return x is y
             if isinstance(x, tuple):
@@ -114,24 +131,6 @@ def check_pair(a: Any, b: Any) -> None:
         raise ValueError(f"b: expected a network with {a.n_outputs} outputs like a, got {b.n_outputs}")
 
 
-def _bound(v: Any) -> Fraction:
-    """One box bound as an exact Fraction; ValueError/TypeError (unnamed) for anything else."""
-    if isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"expected real bounds, got {type(v).__name__}")
-    if isinstance(v, np.longdouble) and np.dtype(np.longdouble).itemsize > 8:
-        raise TypeError("expected float64 or Fraction bounds, got numpy.longdouble (pass Fractions for exact values)")
-    if isinstance(v, Fraction):
-        return v
-    if isinstance(v, numbers.Integral):
-        return Fraction(int(v))
-    if isinstance(v, numbers.Real):
-        f = float(v)
-        if not math.isfinite(f):
-            raise ValueError(f"expected finite bounds, got {v!r}")
-        return Fraction(f)
-    raise TypeError(f"expected real bounds, got {type(v).__name__} {v!r}")
-
-
 def as_domain(domain: Any, n0: int) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """(low, high) object arrays of Fractions from (low, high) or an (n0, 2) array."""
     if domain is None:
@@ -149,18 +148,14 @@ def as_domain(domain: Any, n0: int) -> Optional[Tuple[np.ndarray, np.ndarray]]:
         if arr.shape != (n0, 2):
             raise ValueError(f"domain: expected (low, high) or an array of shape ({n0}, 2), got shape {arr.shape}")
         lo, hi = arr[:, 0], arr[:, 1]
-    try:
-        lo_f = np.array([_bound(v) for v in lo], dtype=object)
-        hi_f = np.array([_bound(v) for v in hi], dtype=object)
-    except (TypeError, ValueError, OverflowError) as exc:
-        kind = TypeError if isinstance(exc, TypeError) else ValueError
-        raise kind(f"domain: {exc}") from None
+    lo_f = np.array([rat.exact_real(v, "domain") for v in lo], dtype=object)
+    hi_f = np.array([rat.exact_real(v, "domain") for v in hi], dtype=object)
     if any(l >= h for l, h in zip(lo_f, hi_f)):
         raise ValueError("domain: expected low < high in every coordinate")
     return lo_f, hi_f
 
 
-def inner_float_box(box) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+def inner_float_box(box: Box) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """float64 bounds of a box contained in the exact box (None when no float box fits inside)."""
     lo, hi = box
     lo_f, hi_f = [], []
@@ -186,7 +181,7 @@ def _to_float(v: Fraction) -> float:
         return math.inf if v > 0 else -math.inf
 
 
-def _in_box(point, box) -> bool:
+def _in_box(point: Any, box: Optional[Box]) -> bool:
     return box is None or all(l <= v <= h for v, l, h in zip(point, box[0], box[1]))
 
 
@@ -197,7 +192,8 @@ def exact_difference(a: ReLUNet, b: ReLUNet, points: np.ndarray) -> Tuple[np.nda
     return a.evaluate(points, exact=True), b.evaluate(points, exact=True)
 
 
-def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = True, box=None):
+def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = True,
+                   box: Optional[Box] = None) -> Optional[Witness]:
     """The first point (row) inside the box (if any) where the exact outputs differ, rounded to a
     simpler rational when the rounded point still differs (checked exactly again)."""
     if len(points) == 0:
@@ -227,7 +223,7 @@ def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = 
 
 # ---- random points (can only prove a difference) --------------------------------------------------
 
-def _scale_of(Ws, bs) -> float:
+def _scale_of(Ws: List[np.ndarray], bs: List[np.ndarray]) -> float:
     W, b = Ws[0], bs[0]
     norms = np.linalg.norm(W, axis=1)
     offsets = np.abs(b)[norms > 0] / norms[norms > 0]
@@ -235,7 +231,7 @@ def _scale_of(Ws, bs) -> float:
     return min(scale, 1e150) if math.isfinite(scale) else 1e150
 
 
-def _probes(params, base: np.ndarray, rng: np.random.Generator, step: float) -> np.ndarray:
+def _probes(params: FloatParameters, base: np.ndarray, rng: np.random.Generator, step: float) -> np.ndarray:
     """Points on both sides of a random neuron's (bent) hyperplane per layer and base point, reached
     by one Newton step on that neuron's pre-activation (vectorised over the base points)."""
     Ws, bs = params
@@ -261,7 +257,8 @@ def _probes(params, base: np.ndarray, rng: np.random.Generator, step: float) -> 
     return np.concatenate(out) if out else np.zeros((0, n0))
 
 
-def sample_points(pa, pb, box, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+def sample_points(pa: FloatParameters, pb: FloatParameters, box: Optional[Tuple[np.ndarray, np.ndarray]], n_samples: int,
+                  rng: np.random.Generator) -> np.ndarray:
     """Random, latent and probe points (float64; for a box, inside the exact box)."""
     n0 = pa[0][0].shape[1]
     scale = max(_scale_of(*pa), _scale_of(*pb))
@@ -288,10 +285,10 @@ def sample_points(pa, pb, box, n_samples: int, rng: np.random.Generator) -> np.n
     if len(base) == 0:
         return base
     sub = base[rng.choice(len(base), size=min(len(base), max(1, n_samples // 6)), replace=False)]
-    pts = np.concatenate([base] + [_probes(p, sub, rng, step_scale) for p in (pa, pb)])
+    out = np.concatenate([base] + [_probes(p, sub, rng, step_scale) for p in (pa, pb)])
     if box is not None:
-        pts = np.clip(pts, box[0], box[1])
-    return pts[np.all(np.isfinite(pts), axis=1)]
+        out = np.clip(out, box[0], box[1])
+    return out[np.all(np.isfinite(out), axis=1)]
 
 
 class RandomWitnessSearch:
@@ -304,7 +301,7 @@ class RandomWitnessSearch:
     do not fit float64, and boxes without float64 points inside, get no points.
     """
 
-    def __init__(self, a: ReLUNet, b: ReLUNet, domain, n_samples: int, seed: int, n_exact: int = 8) -> None:
+    def __init__(self, a: ReLUNet, b: ReLUNet, domain: Optional[Box], n_samples: int, seed: int, n_exact: int = 8) -> None:
         self.a, self.b, self.domain, self.n_exact = a, b, domain, n_exact
         self.points, self.order, self.score = np.zeros((0, a.n_inputs)), np.zeros(0, dtype=int), np.zeros(0)
         self.checked = 0  # candidates order[:checked] have been re-evaluated exactly
@@ -330,24 +327,26 @@ class RandomWitnessSearch:
         self.score = np.where(np.isfinite(score), score, np.inf)
         self.order = np.argsort(-self.score, kind="stable")[:n_exact]
 
-    def witness(self, min_score: float = 0.0):
+    def witness(self, min_score: float = 0.0) -> Optional[Witness]:
         todo = [i for i in self.order[self.checked:] if self.score[i] > min_score]
         self.checked += len(todo)
         return _first_witness(self.a, self.b, self.points[todo], box=self.domain) if todo else None
 
 
-def random_witness(a: ReLUNet, b: ReLUNet, domain, n_samples: int, seed: int, n_exact: int = 8):
+def random_witness(a: ReLUNet, b: ReLUNet, domain: Optional[Box], n_samples: int, seed: int,
+                   n_exact: int = 8) -> Optional[Witness]:
     """One-shot :class:`RandomWitnessSearch`."""
     return RandomWitnessSearch(a, b, domain, n_samples, seed, n_exact).witness()
 
 
 # ---- constructive witness for one hidden layer ----------------------------------------------------
 
-def _one_hidden(net: ReLUNet):
+def _one_hidden(net: ReLUNet) -> Tuple[Tuple[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]:
     """(W1, W2), (b1, b2) of a one-hidden-layer network; an affine map A x + d becomes
     A relu(x) - A relu(-x) + d."""
     if net.depth == 2:
-        return net.exact_parameters()
+        (W1, W2), (b1, b2) = net.exact_parameters()
+        return (W1, W2), (b1, b2)
     (A,), (d,) = net.exact_parameters()
     n = net.n_inputs
     eye = rat.fraction_array(np.eye(n, dtype=np.int64))
@@ -365,11 +364,11 @@ def difference_net(a: ReLUNet, b: ReLUNet) -> ReLUNet:
     return ReLUNet([W1, W2], [c1, a2 - b2], dtype="rational")
 
 
-def _dot(u, v) -> Fraction:
+def _dot(u: Sequence[Any], v: Sequence[Any]) -> Fraction:
     return sum((p * q for p, q in zip(u, v)), Fraction(0))
 
 
-def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet):
+def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet) -> Optional[Witness]:
     """A point where two one-hidden-layer networks with different canonical forms differ (exact).
 
     The difference D = f_a - f_b has a canonical form; if it has a kink (w, beta, c), a point x_on of
@@ -412,14 +411,14 @@ def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet):
 
 # ---- exact region enumeration -------------------------------------------------------------------
 
-def _region_difference_point(leaf: Leaf):
+def _region_difference_point(leaf: Leaf) -> Optional[np.ndarray]:
     """A point of the (closed) region where the two affine maps differ, or None when they agree."""
     (NA, dA), (NB, dB) = leaf.integer_maps
     D = NA * dB - NB * dA  # (f_a - f_b) = D[:, :-1] x + D[:, -1] over dA dB > 0
     if not any(v != 0 for v in D.flat):
         return None
 
-    def differs_homogeneous(g) -> bool:  # g = (x, t) with integer or Fraction entries
+    def differs_homogeneous(g: Sequence[Any]) -> bool:  # g = (x, t) with integer or Fraction entries
         return any(sum((D[o, q] * g[q] for q in range(len(g)) if g[q]), 0) != 0 for o in range(D.shape[0]))
 
     if not any(differs_homogeneous(g) for g, _ in leaf.generators):
@@ -434,7 +433,8 @@ def _region_difference_point(leaf: Leaf):
     return None  # unreachable: an affine map vanishing at these points vanishes on the region
 
 
-def regions_verdict(a: ReLUNet, b: ReLUNet, box, max_regions: int, deadline: Optional[float] = None):
+def regions_verdict(a: ReLUNet, b: ReLUNet, box: Optional[Box], max_regions: int,
+                    deadline: Optional[float] = None) -> Tuple[str, Optional[Witness], int]:
     """Exact comparison on every joint linear region of the box, or of all of R^n0 (``box=None``).
 
     Returns ``(status, witness, n_leaves)`` with status ``"equal"``, ``"different"`` (witness
@@ -473,15 +473,16 @@ def regions_verdict(a: ReLUNet, b: ReLUNet, box, max_regions: int, deadline: Opt
 
 # ---- MILP (HiGHS) ---------------------------------------------------------------------------------
 
-def milp_witness(a: ReLUNet, b: ReLUNet, box, deadline: Optional[float], tol: float = 1e-9):
+def milp_witness(a: ReLUNet, b: ReLUNet, box: Box, deadline: Optional[float],
+                 tol: float = 1e-9) -> Tuple[Optional[Witness], Optional[float], str]:
     """Maximise +-(f_a - f_b)_o on the box with a big-M MILP; exact re-check of each solver point.
 
     Returns (witness or None, largest objective reported by the solver or None, status text).
     """
     try:
-        import highspy
-    except ImportError:
-        return None, None, "highspy, needed for the MILP check, is not installed"
+        highspy = optional_import("highspy", "the MILP check of equivalent()")
+    except ImportError as exc:
+        return None, None, str(exc)
     from ._milp import build_difference_milp
 
     fbox = inner_float_box(box)
@@ -544,17 +545,21 @@ def _common_method(a: ReLUNet, b: ReLUNet) -> Optional[str]:
     return "deep_generic"
 
 
-def _interrupts_intact(fn):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _interrupts_intact(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """Ctrl-C landing inside a Fraction method that numpy's object loops call from C surfaces in
     CPython as ``SystemError: ... returned a result with an exception set``; give the user the
     KeyboardInterrupt it is."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return fn(*args, **kwargs)
         except SystemError as exc:
-            cause = exc
+            cause: Optional[BaseException] = exc
             while cause is not None and not isinstance(cause, KeyboardInterrupt):
                 cause = cause.__cause__ or cause.__context__
             if cause is None:
@@ -562,6 +567,193 @@ def _interrupts_intact(fn):
             raise KeyboardInterrupt from exc
 
     return wrapper
+
+
+RANDOM_DETAIL = "a random or probe point where the outputs differ (checked exactly)"
+
+
+@dataclass
+class _Run:
+    """What one call of :func:`equivalent` shares between its procedures: the checked arguments, the
+    clock, the diagnostics, and the random-point search (built on first use, its witness kept)."""
+
+    a: ReLUNet
+    b: ReLUNet
+    box: Optional[Box]
+    exact: bool
+    n_samples: int
+    seed: int
+    max_regions: int
+    time_limit: Optional[float]  # seconds
+    limit_as_given: Any  # for the messages, as the user wrote it
+    started: float
+    method: Optional[str] = None
+    stats: Dict[str, Any] = field(default_factory=dict)
+    sampler: Optional[RandomWitnessSearch] = None
+    found: Optional[Witness] = None
+
+    @property
+    def scope(self) -> str:
+        return "global" if self.box is None else "box"
+
+    @property
+    def deadline(self) -> Optional[float]:
+        return None if self.time_limit is None else self.started + self.time_limit
+
+    def verdict(self, eq: Optional[bool], proc: str, witness: Optional[Witness] = None, detail: str = "",
+                reason: Optional[str] = None, where: Optional[str] = None) -> Verdict:
+        w, outs = witness if witness is not None else (None, None)
+        if eq is False and w is None:  # never: a difference is only reported with its exact witness
+            raise AssertionError("a 'not equivalent' verdict without a witness")
+        self.stats["seconds"] = time.monotonic() - self.started
+        if eq is None and reason is None:
+            reason = detail
+        return Verdict(eq, eq is not None, where or self.scope, proc, w, outs, self.box, detail, self.stats, reason)
+
+    def out_of_time(self) -> bool:
+        deadline = self.deadline
+        return deadline is not None and time.monotonic() > deadline
+
+    def timed_out(self, proc: str) -> Verdict:
+        return self.verdict(None, proc, detail=f"time limit of {self.limit_as_given} s reached before a decision",
+                            reason="time limit")
+
+    def search(self, min_score: float = 0.0) -> Optional[Witness]:
+        """The random-point witness: the first one found is kept; later calls check only new candidates."""
+        if self.sampler is None:
+            self.sampler = RandomWitnessSearch(self.a, self.b, self.box, self.n_samples, self.seed)
+        if self.found is None:
+            self.found = self.sampler.witness(min_score)
+        return self.found
+
+    def different(self, proc: str, witness: Witness, detail: str) -> Verdict:
+        return self.verdict(False, proc, witness, detail)
+
+
+def _compare_forms(run: _Run, method: str) -> Tuple[Optional[Verdict], bool]:
+    """Canonical forms of both networks: a verdict when they decide, and whether the form is complete."""
+    proc = f"canonical form ({method})"
+    try:
+        with rat.deadline(run.deadline):  # exact forms of huge rationals can take long
+            same, complete = _forms_equal(run.a, run.b, method, run.exact)
+    except rat.OutOfTime:
+        return run.timed_out(proc), False
+    if same:
+        return run.verdict(True, proc, None, "equal canonical forms: equivalent on all of R^n0"
+                           + (" (hence on the box)" if run.box is not None else ""), where="global"), True
+    run.stats["canonical"] = "different"
+    if complete:  # different complete forms: the functions differ on R^n0; find where
+        w = run.search()
+        if w is None and run.box is None:
+            w = one_hidden_layer_witness(run.a, run.b)
+        if w is not None:
+            return run.different(proc, w, "different canonical forms; witness checked exactly"), True
+    return None, complete
+
+
+def _enumerate(run: _Run) -> Tuple[Optional[Verdict], str, int]:
+    """Exact region enumeration: a verdict when it decides, else why not, and the regions visited."""
+    status, w, leaves = regions_verdict(run.a, run.b, run.box, run.max_regions, run.deadline)
+    run.stats["regions"] = leaves
+    where = "all of R^n0" if run.box is None else "the box"
+    if status == "equal":
+        return run.verdict(True, "region enumeration", None,
+                           f"equal affine maps on all {leaves} joint linear regions of {where}"), "", leaves
+    if status == "different" and w is not None:
+        return run.different("region enumeration", w, "the affine maps differ on a joint region (checked exactly)"), "", leaves
+    if status == "budget":
+        run.stats["regions"] = f"> {run.max_regions}"
+        return None, f"more than max_regions = {run.max_regions} joint regions", leaves
+    if status == "time":
+        return None, "time limit", leaves
+    return None, "the region maps and the exact evaluation disagree", leaves
+
+
+def _regions_undecided(run: _Run, reason: str, leaves: int) -> Verdict:
+    return run.verdict(None, "region enumeration", detail=f"undecided: {reason} (after {leaves} regions)", reason=reason)
+
+
+def _by_canonical(run: _Run) -> Verdict:
+    """``procedure="canonical"``: the canonical forms, plus the random points for a witness."""
+    method = run.method
+    if method is None:
+        return run.verdict(None, "canonical form", detail="the networks have different depths: no common canonical form")
+    decided, complete = _compare_forms(run, method)
+    if decided is not None:
+        return decided
+    proc = f"canonical form ({method})"
+    w = run.search()
+    if w is not None:
+        return run.different(proc, w, "different canonical forms; witness checked exactly")
+    why = ("equality on the box is weaker than global equality" if complete else
+           f"the {method} form is not complete (equal functions can have different forms)")
+    return run.verdict(None, proc, detail="different canonical forms and no witness found; " + why)
+
+
+def _by_sampling(run: _Run) -> Verdict:
+    """``procedure="sampling"``: random and probe points; only ever proves a difference."""
+    w = run.search()
+    if w is not None:
+        return run.different("random points", w, RANDOM_DETAIL)
+    return run.verdict(None, "random points", detail="no difference found at the sampled points (never a proof "
+                       "of equivalence)", reason="sampling cannot prove equivalence")
+
+
+def _by_regions(run: _Run) -> Verdict:
+    """``procedure="regions"``: the complete exact enumeration of the joint linear regions."""
+    decided, reason, leaves = _enumerate(run)
+    return decided if decided is not None else _regions_undecided(run, reason, leaves)
+
+
+def _by_milp(run: _Run, regions_reason: str = "") -> Verdict:
+    """``procedure="milp"`` (on a box): the difference MILP; its "no difference" is never a proof."""
+    if run.out_of_time():
+        return run.timed_out("milp")
+    assert run.box is not None
+    w, best, status = milp_witness(run.a, run.b, run.box, run.deadline)
+    run.stats["milp_objective"] = best
+    if w is not None:
+        return run.different("milp", w, "the MILP's maximiser of the difference, checked exactly")
+    prefix = "region enumeration undecided (" + regions_reason + "); " if regions_reason else ""
+    if best is None:
+        return run.verdict(None, "milp", detail=f"undecided: {prefix}{status}", reason=status)
+    return run.verdict(None, "milp", detail=f"undecided: {prefix}the MILP found no difference above tolerance (max "
+                       f"{best:.3g}; {status}); floating-point optimisation is not a proof of equivalence",
+                       reason="the MILP is not a proof of equivalence")
+
+
+def _by_cascade(run: _Run) -> Verdict:
+    """``procedure="auto"``: canonical forms, random points, region enumeration, then the MILP on a box."""
+    a, b = run.a, run.b
+    fast_forms = run.method in ("deep_generic", "one_hidden_layer") and not run.exact and not a.rational and not b.rational
+    if not fast_forms:
+        # Cheap float pre-filter: exact work only where the float difference is far above round-off.
+        w = run.search(min_score=1e-9)
+        if w is not None:
+            return run.different("random points", w, RANDOM_DETAIL)
+    if run.method is not None:
+        decided, _ = _compare_forms(run, run.method)
+        if decided is not None:
+            return decided
+    if run.out_of_time():
+        return run.timed_out("canonical form")
+    w = run.search()
+    if w is not None:
+        return run.different("random points", w, RANDOM_DETAIL)
+    if run.out_of_time():
+        return run.timed_out("random points")
+    if run.box is not None and a.n_inputs > AUTO_REGION_INPUTS:
+        return _by_milp(run)
+    decided, reason, leaves = _enumerate(run)
+    if decided is not None:
+        return decided
+    return _regions_undecided(run, reason, leaves) if run.box is None else _by_milp(run, reason)
+
+
+_PROCEDURES: Dict[str, Callable[[_Run], Verdict]] = {
+    "auto": _by_cascade, "canonical": _by_canonical, "regions": _by_regions, "milp": _by_milp, "sampling": _by_sampling,
+}
+PROCEDURES = tuple(_PROCEDURES)
 
 
 @_interrupts_intact
@@ -611,136 +803,49 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
     or on the box) and compares the two affine maps exactly on each. On a box with more than
     ``AUTO_REGION_INPUTS`` inputs, or when the budget runs out, the difference MILP searches for a
     witness; its "no difference" is never reported as equivalence.
+
+    Raises
+    ------
+    TypeError
+        When ``a`` or ``b`` is not a ReLUNet, or an argument has the wrong type.
+    ValueError
+        When the networks' input or output sizes differ, ``domain`` is not a box with low < high,
+        ``procedure`` is unknown (or ``"milp"`` without a box, or ``"regions"`` on a box with more
+        than 12 inputs), or a count or ``time_limit`` is out of range.
+
+    Examples
+    --------
+    A perturbed network differs, with an exact witness:
+
+    >>> from fractions import Fraction
+    >>> from paperkernels.relu import ReLUNet, equivalent
+    >>> a = ReLUNet([[[1.0], [-1.0]], [[1.0, -1.0]]], [[0.0, 0.0], [0.0]])
+    >>> b = ReLUNet([[[1.0], [-1.0]], [[1.0, -1.0]]], [[0.0, Fraction(1, 8)], [0.0]])
+    >>> verdict = equivalent(a, b)
+    >>> verdict.equivalent, verdict.proof
+    (False, True)
+    >>> x = verdict.witness
+    >>> a.evaluate(x, exact=True) != b.evaluate(x, exact=True)
+    array([ True])
+
+    On a box that misses the difference, equality is proven there only:
+
+    >>> on_box = equivalent(a, b, domain=([1], [2]))
+    >>> bool(on_box), on_box.scope, on_box.procedure
+    (True, 'box', 'region enumeration')
     """
     started = time.monotonic()
     check_pair(a, b)
-    if procedure not in PROCEDURES:
-        raise ValueError(f"procedure: expected one of {', '.join(repr(p) for p in PROCEDURES)}, got {procedure!r}")
+    procedure = as_choice(procedure, "procedure", PROCEDURES)
     box = as_domain(domain, a.n_inputs)
     n_samples = as_int(n_samples, "n_samples", low=0, high=MAX_SAMPLES)
     max_regions = as_int(max_regions, "max_regions", low=1)
-    seed = as_seed(seed)
-    if time_limit is not None and (isinstance(time_limit, (bool, np.bool_)) or not isinstance(time_limit, numbers.Real)
-                                   or not (math.isfinite(float(time_limit)) and time_limit > 0)):
-        raise ValueError(f"time_limit: expected a positive finite number of seconds or None, got {time_limit!r}")
-    deadline = None if time_limit is None else started + float(time_limit)
-    scope = "global" if box is None else "box"
-    stats: dict = {}
-
-    def verdict(eq, proc, witness=None, detail="", reason=None, where=None):
-        w, outs = (witness if witness is not None else (None, None))
-        if eq is False and w is None:  # never: a difference is only reported with its exact witness
-            raise AssertionError("a 'not equivalent' verdict without a witness")
-        stats["seconds"] = time.monotonic() - started
-        if eq is None and reason is None:
-            reason = detail
-        return Verdict(eq, eq is not None, where or scope, proc, w, outs, box, detail, stats, reason)
-
-    def out_of_time() -> bool:
-        return deadline is not None and time.monotonic() > deadline
-
-    def timed_out(proc):
-        return verdict(None, proc, detail=f"time limit of {time_limit} s reached before a decision",
-                       reason="time limit")
-
-    sampler: List[RandomWitnessSearch] = []
-    found = []
-
-    def search(min_score: float = 0.0):
-        if not sampler:
-            sampler.append(RandomWitnessSearch(a, b, box, n_samples, seed))
-        if not found:
-            w = sampler[0].witness(min_score)
-            if w is not None:
-                found.append(w)
-        return found[0] if found else None
-
-    random_detail = "a random or probe point where the outputs differ (checked exactly)"
-    method = _common_method(a, b)
-    fast_forms = method in ("deep_generic", "one_hidden_layer") and not exact and not a.rational and not b.rational
-    if procedure == "auto" and not fast_forms:
-        # Cheap float pre-filter: exact work only where the float difference is far above round-off.
-        w = search(min_score=1e-9)
-        if w is not None:
-            return verdict(False, "random points", w, random_detail)
-
-    if procedure in ("auto", "canonical"):
-        if method is not None:
-            proc = f"canonical form ({method})"
-            try:
-                with rat.deadline(deadline):  # exact forms of huge rationals can take long
-                    same, complete = _forms_equal(a, b, method, exact)
-            except rat.OutOfTime:
-                return timed_out(proc)
-            if same:
-                return verdict(True, proc, None, "equal canonical forms: equivalent on all of R^n0"
-                               + (" (hence on the box)" if box is not None else ""), where="global")
-            stats["canonical"] = "different"
-            if complete:  # different complete forms: the functions differ on R^n0; find where
-                w = search()
-                if w is None and box is None:
-                    w = one_hidden_layer_witness(a, b)
-                if w is not None:
-                    return verdict(False, proc, w, "different canonical forms; witness checked exactly")
-            if procedure == "canonical":
-                w = search()
-                if w is not None:
-                    return verdict(False, proc, w, "different canonical forms; witness checked exactly")
-                why = ("equality on the box is weaker than global equality" if complete else
-                       f"the {method} form is not complete (equal functions can have different forms)")
-                return verdict(None, proc, detail="different canonical forms and no witness found; " + why)
-        elif procedure == "canonical":
-            return verdict(None, "canonical form", detail="the networks have different depths: no common canonical form")
-        if out_of_time():
-            return timed_out("canonical form")
-
-    if procedure in ("auto", "sampling"):
-        w = search()
-        if w is not None:
-            return verdict(False, "random points", w, random_detail)
-        if procedure == "sampling":
-            return verdict(None, "random points", detail="no difference found at the sampled points (never a proof "
-                           "of equivalence)", reason="sampling cannot prove equivalence")
-        if out_of_time():
-            return timed_out("random points")
-
+    seconds = None if time_limit is None else as_float(time_limit, "time_limit", low=0.0, low_open=True)
+    run = _Run(a, b, box, exact, n_samples, as_seed(seed), max_regions, seconds, time_limit, started)
+    run.method = _common_method(a, b)
     if procedure == "milp" and box is None:
         raise ValueError("domain: the MILP check needs a box")
     if procedure == "regions" and box is not None and a.n_inputs > MAX_REGION_INPUTS:
         raise ValueError(f"procedure: region enumeration on a box handles at most {MAX_REGION_INPUTS} inputs "
                          f"(a box has 2^n0 vertices), got n0 = {a.n_inputs}; use procedure='milp' or no domain")
-    regions_reason = None
-    if procedure == "regions" or (procedure == "auto" and (box is None or a.n_inputs <= AUTO_REGION_INPUTS)):
-        status, w, leaves = regions_verdict(a, b, box, max_regions, deadline)
-        stats["regions"] = leaves
-        where = "all of R^n0" if box is None else "the box"
-        if status == "equal":
-            return verdict(True, "region enumeration", None,
-                           f"equal affine maps on all {leaves} joint linear regions of {where}")
-        if status == "different":
-            return verdict(False, "region enumeration", w, "the affine maps differ on a joint region (checked exactly)")
-        if status == "budget":
-            stats["regions"] = f"> {max_regions}"
-            regions_reason = f"more than max_regions = {max_regions} joint regions"
-        elif status == "time":
-            regions_reason = "time limit"
-        else:
-            regions_reason = "the region maps and the exact evaluation disagree"
-        if procedure == "regions" or box is None:
-            return verdict(None, "region enumeration",
-                           detail=f"undecided: {regions_reason} (after {leaves} regions)", reason=regions_reason)
-    elif box is None:
-        return verdict(None, "random points", detail="no witness found and no complete procedure was run")
-
-    if out_of_time():
-        return timed_out("milp")
-    w, best, status = milp_witness(a, b, box, deadline)
-    stats["milp_objective"] = best
-    if w is not None:
-        return verdict(False, "milp", w, "the MILP's maximiser of the difference, checked exactly")
-    prefix = "region enumeration undecided (" + regions_reason + "); " if regions_reason else ""
-    if best is None:
-        return verdict(None, "milp", detail=f"undecided: {prefix}{status}", reason=status)
-    return verdict(None, "milp", detail=f"undecided: {prefix}the MILP found no difference above tolerance (max "
-                   f"{best:.3g}; {status}); floating-point optimisation is not a proof of equivalence",
-                   reason="the MILP is not a proof of equivalence")
+    return _PROCEDURES[procedure](run)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -11,7 +11,7 @@ from ._canonical import CanonicalForm
 from ._net import ReLUNet
 
 
-def deep_handle(net: ReLUNet):
+def deep_handle(net: ReLUNet) -> _core.relu.DeepForm:
     Ws, bs = net.float_parameters()
     return _core.relu.deep_form([np.ascontiguousarray(W) for W in Ws], [np.ascontiguousarray(b) for b in bs])
 
@@ -24,7 +24,7 @@ def deep_form(net: ReLUNet) -> Optional[CanonicalForm]:
     if not handle.ok:
         return None
 
-    def parts():
+    def parts() -> Dict[str, Any]:
         ok, Ws, bs = handle.materialize()
         if not ok:  # a value left the safe float64 range: the exact path has the answer
             from ._canonical import deep_generic_exact

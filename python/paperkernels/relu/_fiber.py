@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Literal, Optional, Tuple, Union, overload
 
 import numpy as np
 
-from .._seed import as_seed
 from .._limits import check_result_bytes
-from .._validation import as_array, as_float, as_int
+from .._seed import as_seed
+from .._validation import as_array, as_float, as_instance, as_int
 from ._canonical import bottleneck_exact, is_bottleneck
-from ._net import ReLUNet
+from ._net import FloatParameters, ReLUNet
 
 
-def _float_params(net: ReLUNet):
+def _float_params(net: ReLUNet) -> FloatParameters:
     try:
         return net.float_parameters()
     except OverflowError:
@@ -22,7 +22,7 @@ def _float_params(net: ReLUNet):
                          "float64 parameters") from None
 
 
-def balanced_parameters(Ws, bs):
+def balanced_parameters(Ws: List[np.ndarray], bs: List[np.ndarray]) -> Tuple[List[np.ndarray], List[np.ndarray], np.ndarray]:
     """An equivalent parameter whose hidden rows ``[W_l | b_l]`` have max-abs in [1/2, 1).
 
     Each hidden neuron is rescaled by a power of two (symmetry 2, exact in float64 away from
@@ -47,7 +47,7 @@ def balanced_parameters(Ws, bs):
     return outW, outb, np.concatenate(logs)
 
 
-def parameter_jacobian(net: ReLUNet, X: np.ndarray, params=None) -> np.ndarray:
+def parameter_jacobian(net: ReLUNet, X: np.ndarray, params: Optional[FloatParameters] = None) -> np.ndarray:
     """Jacobian of theta -> (f(x_1), ..., f(x_N)) in the layout of ``ReLUNet.parameter_vector``."""
     Ws, bs = _float_params(net) if params is None else params
     N = len(X)
@@ -104,8 +104,18 @@ def _points(net: ReLUNet, points: Any, n_points: Optional[int], seed: Any) -> np
     return X
 
 
+@overload
 def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
-                         rtol: float = 1e-9, return_jacobian: bool = False):
+                         rtol: float = 1e-9, return_jacobian: Literal[False] = False) -> int: ...
+
+
+@overload
+def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
+                         rtol: float = 1e-9, return_jacobian: Literal[True]) -> Tuple[int, np.ndarray]: ...
+
+
+def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
+                         rtol: float = 1e-9, return_jacobian: bool = False) -> Union[int, Tuple[int, np.ndarray]]:
     """Rank of the Jacobian of the parameter-to-function map on a set of points.
 
     Parameters
@@ -119,9 +129,36 @@ def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional
         Singular values below ``rtol * s_max`` count as zero.
     return_jacobian : bool
         Also return the Jacobian.
+    net : ReLUNet
+        The network (float64 parameters, or rational ones that fit float64).
+    seed : int or numpy.random.Generator
+        Seed of the default points.
+
+    Returns
+    -------
+    rank : int
+        The functional dimension (numerical rank of the Jacobian).
+    jacobian : ndarray of shape (N * n_outputs, n_parameters)
+        Only with ``return_jacobian=True``.
+
+    Raises
+    ------
+    TypeError
+        When ``net`` is not a ReLUNet.
+    ValueError
+        When an argument is malformed or the Jacobian overflows float64.
+
+    Examples
+    --------
+    Rescaling each hidden neuron leaves the function unchanged, so the rank of a 2 -> 2 -> 1
+    network (9 parameters) is at most 7:
+
+    >>> from paperkernels.relu import ReLUNet, functional_dimension
+    >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+    >>> functional_dimension(net)
+    7
     """
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    as_instance(net, "net", ReLUNet)
     rtol = as_float(rtol, "rtol", low=0.0, high=1.0)
     X = _points(net, points, n_points, seed)
     rank, _, _ = _jacobian_rank(net, X, rtol)
@@ -130,7 +167,7 @@ def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional
     return rank
 
 
-def _jacobian_rank(net: ReLUNet, X: np.ndarray, rtol: float):
+def _jacobian_rank(net: ReLUNet, X: np.ndarray, rtol: float) -> Tuple[int, np.ndarray, np.ndarray]:
     """Rank of the Jacobian, computed at the balanced parameter (same rank exactly: the Jacobians at
     theta and at theta' = T theta satisfy J(theta) = J(theta') T with T diagonal and invertible; the
     balanced one is invariant under power-of-two rescalings and better conditioned). Returns
@@ -177,7 +214,19 @@ class FiberDescription:
     free_directions : ndarray of shape (n_parameters, dimension)
         Orthonormal basis of the Jacobian's null space: the tangent directions of the fiber.
     functional_dimension : int
+        Rank of the Jacobian of the parameter-to-function map (see :func:`functional_dimension`).
     n_parameters : int
+        Number of parameters.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, fiber_description
+    >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+    >>> fiber = fiber_description(net)
+    >>> fiber.n_parameters, fiber.functional_dimension, fiber.dimension
+    (9, 7, 2)
+    >>> fiber.symmetry_directions["scaling"]
+    2
     """
 
     neuron_classes: Tuple[Tuple[str, ...], ...]
@@ -189,15 +238,66 @@ class FiberDescription:
 
     @property
     def beyond_scaling(self) -> bool:
-        """True when the fiber is larger than the permutation/scaling orbit (hidden symmetries)."""
+        """Whether the fiber is larger than the permutation/scaling orbit (hidden symmetries).
+
+        Returns
+        -------
+        bool
+            True when ``dimension`` exceeds the number of rescaling directions.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet, fiber_description
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> fiber_description(net).beyond_scaling
+        False
+        """
         return self.dimension > self.symmetry_directions.get("scaling", 0)
 
 
 def fiber_description(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
                       rtol: float = 1e-9) -> FiberDescription:
-    """Classify the neurons, count the symmetry directions, and compute the local fiber dimension."""
-    if not isinstance(net, ReLUNet):
-        raise TypeError(f"net: expected a ReLUNet, got {type(net).__name__}")
+    """Classify the neurons, count the symmetry directions, and compute the local fiber dimension.
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network.
+    points : array of shape (N, n0), optional
+        Points for the Jacobian (see :func:`functional_dimension`).
+    n_points : int, optional
+        Number of default points.
+    seed : int or numpy.random.Generator
+        Seed of the default points.
+    rtol : float
+        Singular values below ``rtol * s_max`` count as zero.
+
+    Returns
+    -------
+    FiberDescription
+        Neuron classes, symmetry directions, and the fiber's dimension and tangent directions.
+
+    Raises
+    ------
+    TypeError
+        When ``net`` is not a ReLUNet.
+    ValueError
+        When an argument is malformed or the Jacobian overflows float64.
+
+    Examples
+    --------
+    The 2 -> 2 -> 1 -> 1 network with a hidden layer-1 hyperplane (symmetry 6):
+
+    >>> from fractions import Fraction as F
+    >>> from paperkernels.relu import ReLUNet, fiber_description
+    >>> net = ReLUNet([[[1, 2], [-1, 1]], [[2, -1]], [[3]]], [[F(1, 2), 1], [-1], [0]])
+    >>> fiber = fiber_description(net)
+    >>> fiber.neuron_classes
+    (('hidden', 'preserved'), ('cut',))
+    >>> fiber.dimension, fiber.beyond_scaling
+    (4, True)
+    """
+    as_instance(net, "net", ReLUNet)
     Ws, bs = net.exact_parameters()
     widths = net.widths
     classes = []

@@ -5,17 +5,16 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from ._net import ReLUNet
 
-
 _STDOUT_LOCK = threading.Lock()
 
 
-def quiet_highs(highspy):
+def quiet_highs(highspy: Any) -> Any:
     """A ``highspy.Highs`` whose construction banner does not reach stdout (it is printed by the C++
     constructor, before any option can be set), with all further output switched off."""
     with _STDOUT_LOCK:
@@ -60,7 +59,8 @@ class _Model:
         self.rows.append((idx, val, lo, hi))
 
 
-def _encode(model: _Model, net: ReLUNet, x_vars: List[int], lo: np.ndarray, hi: np.ndarray):
+def _encode(model: _Model, net: ReLUNet, x_vars: List[int], lo: np.ndarray,
+            hi: np.ndarray) -> List[Tuple[List[int], List[float], float]]:
     """Adds the network's constraints; returns the output as (var indices, weights, constant) per output."""
     Ws, bs = net.float_parameters()
     inf = np.inf
@@ -85,7 +85,8 @@ def _encode(model: _Model, net: ReLUNet, x_vars: List[int], lo: np.ndarray, hi: 
             pre.append((idx, val, const))
         if l == len(Ws) - 1:
             return pre
-        new_exprs, new_lo, new_hi = [], np.zeros(W.shape[0]), np.zeros(W.shape[0])
+        new_exprs: List[Tuple[List[int], List[float], float]] = []
+        new_lo, new_hi = np.zeros(W.shape[0]), np.zeros(W.shape[0])
         for j, (idx, val, const) in enumerate(pre):
             if yhi[j] <= 0:
                 new_exprs.append(([], [], 0.0))
@@ -106,8 +107,8 @@ def _encode(model: _Model, net: ReLUNet, x_vars: List[int], lo: np.ndarray, hi: 
     raise AssertionError("unreachable")
 
 
-def build_difference_milp(highspy, a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: np.ndarray, output: int,
-                          sign: float, time_limit: Optional[float]):
+def build_difference_milp(highspy: Any, a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: np.ndarray, output: int,
+                          sign: float, time_limit: Optional[float]) -> Tuple[Optional[np.ndarray], Optional[float], str]:
     """Solve max sign * (f_a - f_b)_output on the box; returns (x, objective, status)."""
     model = _Model()
     x_vars = [model.var(float(l), float(h)) for l, h in zip(lo, hi)]
@@ -136,7 +137,7 @@ def build_difference_milp(highspy, a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: n
     lp.row_upper_ = np.array([min(r[3], inf) for r in model.rows]) if model.rows else np.zeros(0)
     starts, index, value = [0], [], []
     for idx, val, _, _ in model.rows:
-        merged = {}
+        merged: Dict[int, float] = {}
         for i, v in zip(idx, val):
             merged[i] = merged.get(i, 0.0) + v
         for i in sorted(merged):

@@ -5,14 +5,17 @@ from __future__ import annotations
 import math
 import numbers
 from fractions import Fraction
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .._validation import as_array, as_choice, as_int, plain_array, refuse_masked
 from . import _rational as rat
-from .._validation import plain_array, refuse_masked
 
 _FLOAT_EXACT_INT = 2**53
+
+FloatParameters = Tuple[List[np.ndarray], List[np.ndarray]]  # (weights, biases) in float64
+IntegerLayer = Tuple[np.ndarray, int, np.ndarray, int]  # W = N / D and b = B / E, Python-int object arrays
 
 
 def _is_long_double(dtype: np.dtype) -> bool:
@@ -76,7 +79,7 @@ def _as_layer_array(value: Any, name: str, ndim: int) -> Tuple[np.ndarray, str]:
     return arr, kind
 
 
-def float_forward(params, pts: np.ndarray) -> List[np.ndarray]:
+def float_forward(params: FloatParameters, pts: np.ndarray) -> List[np.ndarray]:
     """Pre-activations of every layer in float64 (no checks; overflow gives inf or NaN)."""
     Ws, bs = params
     values, z = [], pts
@@ -106,6 +109,27 @@ class ReLUNet:
     -----
     Layers are numbered as in the paper: hidden layer ``l`` (``1 <= l <= L-1``) has weights
     ``W_l = weights[l-1]``. The symmetry moves and fiber tools use these 1-based indices.
+
+    Raises
+    ------
+    TypeError
+        When ``weights`` or ``biases`` is not a list of arrays, or an entry is not a real number.
+    ValueError
+        When the shapes do not chain, a layer is empty, an entry is not finite, or ``dtype`` is unknown.
+
+    Examples
+    --------
+    A network 2 -> 2 -> 1 with float64 parameters, and one with exact parameters:
+
+    >>> from fractions import Fraction
+    >>> from paperkernels.relu import ReLUNet
+    >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+    >>> net
+    ReLUNet(widths=(2, 2, 1), float64)
+    >>> net([3.0, 1.0])
+    array([-6.5])
+    >>> ReLUNet([[[Fraction(1, 3)]], [[1]]], [[0], [0]])
+    ReLUNet(widths=(1, 1, 1), rational)
     """
 
     def __init__(self, weights: Sequence[Any], biases: Sequence[Any], *, dtype: Optional[str] = None) -> None:
@@ -115,9 +139,11 @@ class ReLUNet:
             raise TypeError("biases: expected a list of 1-d arrays, one per layer")
         if len(biases) != len(weights):
             raise ValueError(f"biases: expected {len(weights)} arrays (one per layer of weights), got {len(biases)}")
-        if dtype not in (None, "float64", "rational"):
-            raise ValueError(f"dtype: expected None, 'float64' or 'rational', got {dtype!r}")
-        Ws, bs, kinds = [], [], []
+        if dtype is not None:
+            as_choice(dtype, "dtype", ("float64", "rational"))
+        Ws: List[np.ndarray] = []
+        bs: List[np.ndarray] = []
+        kinds: List[str] = []
         for l, (W, b) in enumerate(zip(weights, biases)):
             Wa, kw = _as_layer_array(W, f"weights[{l}]", 2)
             ba, kb = _as_layer_array(b, f"biases[{l}]", 1)
@@ -147,18 +173,18 @@ class ReLUNet:
         self._biases: Tuple[np.ndarray, ...] = tuple(bs)
         self._rational = rational
         self._exact_cache: Optional[Tuple[Tuple[np.ndarray, ...], Tuple[np.ndarray, ...]]] = None
-        self._integer_cache: Optional[list] = None
+        self._integer_cache: Optional[List[IntegerLayer]] = None
         self._full_row_rank: Optional[bool] = None
-        self._float_cache = None
+        self._float_cache: Optional[Tuple[List[np.ndarray], List[np.ndarray]]] = None
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
         state["_exact_cache"] = None if not self._rational else state["_exact_cache"]
         state["_integer_cache"] = None
         state["_float_cache"] = None
         return state
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: Dict[str, Any]) -> None:
         from .._validation import realign_state
 
         state = realign_state(state)
@@ -175,39 +201,146 @@ class ReLUNet:
     # ---- structure -------------------------------------------------------------------------
     @property
     def weights(self) -> Tuple[np.ndarray, ...]:
-        """``(W_1, ..., W_L)`` (read-only arrays; float64 or object arrays of Fractions)."""
+        """The weight matrices ``(W_1, ..., W_L)``.
+
+        Returns
+        -------
+        tuple of ndarray
+            Read-only arrays of shape ``(n_l, n_{l-1})``: float64, or object arrays of Fractions.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.weights[1]
+        array([[ 1., -2.]])
+        """
         return self._weights
 
     @property
     def biases(self) -> Tuple[np.ndarray, ...]:
-        """``(b_1, ..., b_L)``."""
+        """The bias vectors ``(b_1, ..., b_L)``.
+
+        Returns
+        -------
+        tuple of ndarray
+            Read-only arrays of shape ``(n_l,)``.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.biases[0]
+        array([0., 1.])
+        """
         return self._biases
 
     @property
     def rational(self) -> bool:
-        """True when the parameters are exact Fractions."""
+        """Whether the parameters are exact Fractions.
+
+        Returns
+        -------
+        bool
+            True for a rational network, False for float64.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.rational, net.to_rational().rational
+        (False, True)
+        """
         return self._rational
 
     @property
     def widths(self) -> Tuple[int, ...]:
-        """``(n_0, n_1, ..., n_L)``."""
+        """The layer widths ``(n_0, n_1, ..., n_L)``.
+
+        Returns
+        -------
+        tuple of int
+            Input width, hidden widths, output width.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.widths
+        (2, 2, 1)
+        """
         return (self._weights[0].shape[1],) + tuple(W.shape[0] for W in self._weights)
 
     @property
     def depth(self) -> int:
-        """Number of affine layers L (so L - 1 hidden ReLU layers)."""
+        """Number of affine layers L (so L - 1 hidden ReLU layers).
+
+        Returns
+        -------
+        int
+            L.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.depth
+        2
+        """
         return len(self._weights)
 
     @property
     def n_inputs(self) -> int:
+        """Input width n_0.
+
+        Returns
+        -------
+        int
+            n_0.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.n_inputs
+        2
+        """
         return self.widths[0]
 
     @property
     def n_outputs(self) -> int:
+        """Output width n_L.
+
+        Returns
+        -------
+        int
+            n_L.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.n_outputs
+        1
+        """
         return self.widths[-1]
 
     @property
     def n_parameters(self) -> int:
+        """Number of parameters, ``sum_l n_l (n_{l-1} + 1)``.
+
+        Returns
+        -------
+        int
+            The length of :meth:`parameter_vector`.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.n_parameters
+        9
+        """
         return sum(W.size + b.size for W, b in zip(self._weights, self._biases))
 
     def __repr__(self) -> str:
@@ -216,7 +349,21 @@ class ReLUNet:
 
     # ---- conversions -----------------------------------------------------------------------
     def exact_parameters(self) -> Tuple[Tuple[np.ndarray, ...], Tuple[np.ndarray, ...]]:
-        """The parameters as object arrays of Fractions (exact; cached)."""
+        """The parameters as object arrays of Fractions (exact; cached).
+
+        Returns
+        -------
+        (tuple of ndarray, tuple of ndarray)
+            ``(weights, biases)`` as object arrays of ``fractions.Fraction``.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> Ws, bs = net.exact_parameters()
+        >>> Ws[0][1]
+        array([Fraction(1, 2), Fraction(2, 1)], dtype=object)
+        """
         if self._exact_cache is None:
             if self._rational:
                 self._exact_cache = (self._weights, self._biases)
@@ -227,14 +374,45 @@ class ReLUNet:
         return self._exact_cache
 
     def to_rational(self) -> "ReLUNet":
-        """The same network with exact Fraction parameters."""
+        """The same network with exact Fraction parameters.
+
+        Returns
+        -------
+        ReLUNet
+            A rational network (``self`` when already rational).
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.to_rational()
+        ReLUNet(widths=(2, 2, 1), rational)
+        """
         if self._rational:
             return self
         Ws, bs = self.exact_parameters()
         return ReLUNet(list(Ws), list(bs), dtype="rational")
 
     def to_float(self) -> "ReLUNet":
-        """The network with float64 parameters (rounded to nearest when rational)."""
+        """The network with float64 parameters (rounded to nearest when rational).
+
+        Returns
+        -------
+        ReLUNet
+            A float64 network (``self`` when already float64).
+
+        Raises
+        ------
+        ValueError
+            When a parameter lies beyond the float64 range.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> from paperkernels.relu import ReLUNet
+        >>> ReLUNet([[[Fraction(1, 4)]], [[1]]], [[0], [0]]).to_float().weights[0]
+        array([[0.25]])
+        """
         if not self._rational:
             return self
         Ws, bs = self._float_parameters_checked("self")
@@ -243,15 +421,33 @@ class ReLUNet:
     def float_parameters(self) -> Tuple[List[np.ndarray], List[np.ndarray]]:
         """float64 copies of the parameters (rounded to nearest when rational).
 
-        Raises OverflowError when a rational parameter lies beyond the float64 range.
+        Returns
+        -------
+        (list of ndarray, list of ndarray)
+            ``(weights, biases)`` in float64.
+
+        Raises
+        ------
+        OverflowError
+            When a rational parameter lies beyond the float64 range.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> from paperkernels.relu import ReLUNet
+        >>> Ws, bs = ReLUNet([[[Fraction(1, 4)]], [[1]]], [[0], [0]]).float_parameters()
+        >>> Ws[0], bs[1]
+        (array([[0.25]]), array([0.]))
         """
         if not self._rational:
             return list(self._weights), list(self._biases)
-        if self._float_cache is None:
-            self._float_cache = ([rat.float_array(W) for W in self._weights], [rat.float_array(b) for b in self._biases])
-        return list(self._float_cache[0]), list(self._float_cache[1])
+        cache = self._float_cache
+        if cache is None:
+            cache = ([rat.float_array(W) for W in self._weights], [rat.float_array(b) for b in self._biases])
+            self._float_cache = cache
+        return list(cache[0]), list(cache[1])
 
-    def _float_parameters_checked(self, name: str = "net"):
+    def _float_parameters_checked(self, name: str = "net") -> FloatParameters:
         try:
             return self.float_parameters()
         except OverflowError:
@@ -259,15 +455,56 @@ class ReLUNet:
                              "arithmetic (evaluate(x, exact=True)) for this network") from None
 
     def parameter_vector(self) -> np.ndarray:
-        """All parameters as one float64 vector, ordered W_1, b_1, W_2, b_2, ... (row-major)."""
+        """All parameters as one float64 vector, ordered W_1, b_1, W_2, b_2, ... (row-major).
+
+        Returns
+        -------
+        ndarray of shape (n_parameters,)
+            The parameter vector theta.
+
+        Raises
+        ------
+        ValueError
+            When a rational parameter lies beyond the float64 range.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.parameter_vector()
+        array([ 1. , -1. ,  0.5,  2. ,  0. ,  1. ,  1. , -2. ,  0.5])
+        """
         Ws, bs = self._float_parameters_checked("self")
         return np.concatenate([np.concatenate([W.ravel(), b]) for W, b in zip(Ws, bs)])
 
     @classmethod
     def from_parameter_vector(cls, widths: Sequence[int], theta: Any) -> "ReLUNet":
-        """Inverse of :meth:`parameter_vector` for the given widths."""
-        from .._validation import as_array, as_int
+        """Inverse of :meth:`parameter_vector` for the given widths.
 
+        Parameters
+        ----------
+        widths : sequence of int
+            ``(n_0, n_1, ..., n_L)``, at least two positive widths.
+        theta : array of shape (n_parameters,)
+            The parameters, ordered W_1, b_1, W_2, b_2, ... (row-major).
+
+        Returns
+        -------
+        ReLUNet
+            The float64 network with these parameters.
+
+        Raises
+        ------
+        ValueError, TypeError
+            When ``widths`` is not a sequence of positive integers or ``theta`` has the wrong length.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> ReLUNet.from_parameter_vector(net.widths, net.parameter_vector()).same_parameters(net)
+        True
+        """
         if isinstance(widths, (str, bytes)) or not isinstance(widths, Sequence) or len(widths) < 2:
             raise TypeError(f"widths: expected a sequence of at least 2 layer widths, got {widths!r}")
         widths = [as_int(w, "widths", low=1) for w in widths]
@@ -285,7 +522,25 @@ class ReLUNet:
         return cls(Ws, bs)
 
     def same_parameters(self, other: "ReLUNet") -> bool:
-        """Exact equality of all parameters (not functional equivalence)."""
+        """Exact equality of all parameters (not functional equivalence: see :func:`equivalent`).
+
+        Parameters
+        ----------
+        other : ReLUNet
+            The network to compare with.
+
+        Returns
+        -------
+        bool
+            True when the widths and every parameter are equal as rational numbers.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.same_parameters(net.to_rational())
+        True
+        """
         if self.widths != other.widths:
             return False
         A, a = self.exact_parameters()
@@ -316,15 +571,89 @@ class ReLUNet:
         return (raw.reshape(1, -1) if single else raw), single
 
     def __call__(self, x: Any) -> np.ndarray:
-        """float64 outputs at ``x`` (shape ``(n0,)`` or ``(N, n0)``)."""
+        """float64 outputs at ``x``.
+
+        Parameters
+        ----------
+        x : array of shape (n0,) or (N, n0)
+            One point or N points (float64, integers or Fractions).
+
+        Returns
+        -------
+        ndarray of shape (n_outputs,) or (N, n_outputs)
+            The outputs, in float64.
+
+        Raises
+        ------
+        ValueError
+            When ``x`` has the wrong shape or is not finite, or the outputs overflow float64.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net([[3.0, 1.0], [0.0, 0.0]])
+        array([[-6.5],
+               [-1.5]])
+        """
         return self.evaluate(x)
 
     def evaluate(self, x: Any, *, exact: bool = False) -> np.ndarray:
-        """Outputs at ``x``; ``exact=True`` returns Fractions computed in exact arithmetic."""
+        """Outputs at ``x``, in float64 or in exact rational arithmetic.
+
+        Parameters
+        ----------
+        x : array of shape (n0,) or (N, n0)
+            One point or N points (float64, integers or Fractions).
+        exact : bool
+            Compute with Fractions (exact) instead of float64.
+
+        Returns
+        -------
+        ndarray of shape (n_outputs,) or (N, n_outputs)
+            float64 outputs, or an object array of Fractions with ``exact=True``.
+
+        Raises
+        ------
+        ValueError
+            When ``x`` has the wrong shape or is not finite, or float64 outputs overflow.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.evaluate([3.0, 1.0], exact=True)
+        array([Fraction(-13, 2)], dtype=object)
+        """
         return self.pre_activations(x, exact=exact)[-1]
 
     def pre_activations(self, x: Any, *, exact: bool = False) -> List[np.ndarray]:
-        """Pre-activations of every layer (the last one is the output)."""
+        """Pre-activations of every layer (the last one is the output).
+
+        Parameters
+        ----------
+        x : array of shape (n0,) or (N, n0)
+            One point or N points (float64, integers or Fractions).
+        exact : bool
+            Compute with Fractions (exact) instead of float64.
+
+        Returns
+        -------
+        list of ndarray
+            One array per layer, of shape ``(n_l,)`` or ``(N, n_l)``.
+
+        Raises
+        ------
+        ValueError
+            When ``x`` has the wrong shape or is not finite, or float64 values overflow.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.pre_activations([3.0, 1.0])
+        [array([2. , 4.5]), array([-6.5])]
+        """
         pts, single = self._check_points(x)
         if exact:
             values = _exact_pre_activations(self, pts)
@@ -348,25 +677,49 @@ class ReLUNet:
 
         With ``exact=False`` on a float network, points within rounding error of a hyperplane may
         be misclassified; ``exact=True`` decides every sign exactly.
+
+        Parameters
+        ----------
+        x : array of shape (n0,) or (N, n0)
+            One point or N points (float64, integers or Fractions).
+        exact : bool
+            Decide every sign in exact arithmetic.
+
+        Returns
+        -------
+        list of ndarray of bool
+            One array per hidden layer, of shape ``(n_l,)`` or ``(N, n_l)``.
+
+        Raises
+        ------
+        ValueError
+            When ``x`` has the wrong shape or is not finite.
+
+        Examples
+        --------
+        >>> from paperkernels.relu import ReLUNet
+        >>> net = ReLUNet([[[1.0, -1.0], [0.5, 2.0]], [[1.0, -2.0]]], [[0.0, 1.0], [0.5]])
+        >>> net.activation_pattern([0.0, -1.0])
+        [array([ True, False])]
         """
         pre = self.pre_activations(x, exact=exact)[:-1]
         return [np.asarray(p > 0, dtype=bool) if p.dtype != object else np.vectorize(lambda v: v > 0, otypes=[bool])(p)
                 for p in pre]
 
-    def _integer_layers(self) -> list:
+    def _integer_layers(self) -> List[IntegerLayer]:
         """Each layer as (N, D, B, E): W = N / D and b = B / E with Python-int object arrays."""
         if self._integer_cache is None:
             Ws, bs = self.exact_parameters()
-            layers = []
+            layers: List[IntegerLayer] = []
             for W, b in zip(Ws, bs):
-                layers.append(_integerise(W) + _integerise(b))
+                layers.append(rat.integer_matrix(W) + rat.integer_matrix(b))
             self._integer_cache = layers
         return self._integer_cache
 
 
 def _has_fraction(x: Any) -> bool:
     if isinstance(x, np.ndarray):
-        return x.dtype == object
+        return bool(x.dtype == object)
     if isinstance(x, Fraction):
         return True
     if isinstance(x, (list, tuple)):
@@ -374,20 +727,10 @@ def _has_fraction(x: Any) -> bool:
     return False
 
 
-def _integerise(a: np.ndarray) -> Tuple[np.ndarray, int]:
-    denominator = 1
-    for v in a.flat:
-        denominator = math.lcm(denominator, v.denominator)
-    ints = np.empty(a.shape, dtype=object)
-    for idx, v in np.ndenumerate(a):
-        ints[idx] = v.numerator * (denominator // v.denominator)
-    return ints, denominator
-
-
 def _exact_pre_activations(net: ReLUNet, pts: np.ndarray) -> List[np.ndarray]:
     """Exact pre-activations at exact points with Python integers over common denominators."""
     P = rat.fraction_array(pts)
-    Z, dz = _integerise(P)  # points = Z / dz
+    Z, dz = rat.integer_matrix(P)  # points = Z / dz
     out = []
     layers = net._integer_layers()
     for l, (N, D, B, E) in enumerate(layers):

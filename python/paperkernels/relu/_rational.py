@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
+import numbers
 import time
 from fractions import Fraction
 from typing import Any, Iterator, List, Optional, Sequence, Tuple
@@ -24,6 +26,20 @@ def as_fraction(v: Any) -> Fraction:
     if isinstance(v, np.floating):
         return Fraction(float(v))
     return Fraction(v)
+
+
+def exact_real(value: Any, name: str) -> Fraction:
+    """A finite real number given by the user (a Python or numpy integer or float64, or a Fraction) as an
+    exact Fraction; TypeError or ValueError naming the argument otherwise. Bools, strings and extended
+    precision floats (whose extra digits would be rounded away) are refused."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or (
+            isinstance(value, np.floating) and np.dtype(type(value)).itemsize > 8):
+        raise TypeError(f"{name}: expected a float64, integer or Fraction, got {type(value).__name__} {value!r}")
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a real number or Fraction, got {type(value).__name__} {value!r}")
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        raise ValueError(f"{name}: expected finite values (real numbers or Fractions), got {value!r}")
+    return as_fraction(value)
 
 
 def ratio(num: Any, den: Any) -> Fraction:
@@ -132,10 +148,10 @@ def rank_mod_p(M: np.ndarray, p: int = _PRIME) -> Optional[int]:
         if v.denominator % p == 0:
             return None
         R[idx] = (v.numerator % p) * pow(v.denominator, -1, p) % p
-    rows, cols = R.shape
+    rows, cols = F.shape[0], F.shape[1]
     r = 0
     for c in range(cols):
-        nz = np.flatnonzero(R[r:, c]) if r < rows else []
+        nz = np.flatnonzero(R[r:, c]) if r < rows else np.zeros(0, dtype=np.intp)
         if len(nz) == 0:
             continue
         q = r + int(nz[0])
@@ -154,10 +170,11 @@ def rank(M: np.ndarray) -> int:
     """Exact rank of a Fraction (or float) matrix (a modular certificate first, then exact elimination)."""
     if M.size == 0:
         return 0
-    full = min(M.shape)
+    full = int(min(M.shape))
     if rank_mod_p(M) == full:
         return full
-    return len(row_echelon(fraction_array(M))[1])
+    full_rank: int = len(row_echelon(fraction_array(M))[1])
+    return full_rank
 
 
 def solve_exact(A: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
@@ -186,10 +203,9 @@ def inverse(G: np.ndarray) -> Optional[np.ndarray]:
     return R[:, n:]
 
 
-def _integer_matrix(A: np.ndarray) -> Tuple[np.ndarray, int]:
-    """A = N / d with N an object array of Python ints and d > 0 the lcm of the denominators."""
-    import math
-
+def integer_matrix(A: np.ndarray) -> Tuple[np.ndarray, int]:
+    """A = N / d for an array of Fractions: N an object array of Python ints, d > 0 the lcm of the
+    denominators."""
     d = 1
     for v in A.flat:
         d = math.lcm(d, v.denominator)
@@ -205,8 +221,8 @@ def exact_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
         out = np.empty((A.shape[0], B.shape[1]), dtype=object)
         out.fill(Fraction(0))
         return out
-    NA, dA = _integer_matrix(A)
-    NB, dB = _integer_matrix(B)
+    NA, dA = integer_matrix(A)
+    NB, dB = integer_matrix(B)
     P = np.dot(NA, NB)
     den = dA * dB
     out = np.empty(P.shape, dtype=object)

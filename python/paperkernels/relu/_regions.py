@@ -15,14 +15,17 @@ All of R^n is covered by the n + 1 pointed cones of a simplicial fan (apex 0, ra
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+
+from . import _rational as rat
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
@@ -35,6 +38,9 @@ AT_INFINITY = 1  # bit 0: the constraint t >= 0 of the homogenised cone, tight e
 # neuron splits a region at most once along a path, so the bit is unique on the path; the rows of
 # a path's constraints travel with its regions).
 Generator = Tuple[Tuple[int, ...], int]
+IntegerLayer = Tuple[np.ndarray, int, np.ndarray, int]  # W = N / d, b = B / e
+Rows = Dict[int, Tuple[int, ...]]  # constraint rows by bit
+Root = Callable[[], Tuple[List[Generator], Rows]]  # one polyhedron, built when first visited
 
 
 class RegionBudgetExceeded(RuntimeError):
@@ -76,16 +82,16 @@ def _value(row: Sequence[int], g: Sequence[int]) -> int:
     return s
 
 
-def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction]):
+def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction]) -> Tuple[List[Root], int]:
     """The box [lo, hi] as one polytope (its 2^n vertices): [(generators, rows)], rows by bit."""
     n = len(lo)
-    rows = {}
+    rows: Rows = {}
     for j in range(n):
         e = [ZERO] * n
         e[j] = ONE
         rows[1 << (1 + 2 * j)] = integer_row(e, -Fraction(lo[j]))
         rows[1 << (2 + 2 * j)] = integer_row([-v for v in e], Fraction(hi[j]))
-    gens = []
+    gens: List[Generator] = []
     for corner in itertools.product((0, 1), repeat=n):
         g = integer_point([hi[j] if bit else lo[j] for j, bit in enumerate(corner)])
         mask = 0
@@ -95,10 +101,10 @@ def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction]):
     return [lambda: (gens, rows)], 2 * n
 
 
-def space_roots(n: int):
+def space_roots(n: int) -> Tuple[List[Root], int]:
     """R^n as the n + 1 cones of the fan spanned by e_1..e_n and -(e_1 + ... + e_n), built lazily
     (one callable per cone) with their tight sets written down directly."""
-    def unit(j, sign=1):
+    def unit(j: int, sign: int = 1) -> Tuple[int, ...]:
         g = [0] * (n + 1)
         g[j] = sign
         return tuple(g)
@@ -107,27 +113,27 @@ def space_roots(n: int):
     minus_one = tuple([-1] * n + [0])
     every = sum(1 << (1 + i) for i in range(n))
 
-    def orthant():
+    def orthant() -> Tuple[List[Generator], Rows]:
         rows = {1 << (1 + j): unit(j) for j in range(n)}  # x_j >= 0
         return [(apex, every)] + [(unit(j), (every & ~(1 << (1 + j))) | AT_INFINITY) for j in range(n)], rows
 
-    def cone(k):  # without e_k: x = sum_{i != k} l_i e_i + l (-1), l = -x_k, l_i = x_i - x_k
-        rows = {1 << (1 + k): unit(k, -1)}  # -x_k >= 0
+    def cone(k: int) -> Tuple[List[Generator], Rows]:  # without e_k: x = sum_{i != k} l_i e_i + l (-1), l = -x_k, l_i = x_i - x_k
+        rows: Rows = {1 << (1 + k): unit(k, -1)}  # -x_k >= 0
         for i in range(n):
             if i != k:
                 a = [0] * (n + 1)
                 a[i], a[k] = 1, -1
                 rows[1 << (1 + i)] = tuple(a)  # x_i - x_k >= 0
-        gens = [(apex, every)]
+        gens: List[Generator] = [(apex, every)]
         gens += [(unit(i), (every & ~(1 << (1 + i))) | AT_INFINITY) for i in range(n) if i != k]
         gens.append((minus_one, (every & ~(1 << (1 + k))) | AT_INFINITY))
         return gens, rows
 
-    return [orthant] + [lambda k=k: cone(k) for k in range(n)], n
+    return [orthant] + [functools.partial(cone, k) for k in range(n)], n
 
 
-def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], bit: int, rows: dict,
-          deadline: Optional[float] = None) -> Tuple[List[Generator], List[Generator], dict]:
+def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], bit: int, rows: Rows,
+          deadline: Optional[float] = None) -> Tuple[List[Generator], List[Generator], Rows]:
     """Cut a region by the hyperplane ``row`` . (x, 1) = 0 (constraint ``bit``); returns the
     generator lists of the >= 0 and <= 0 parts and the constraint rows of both."""
     rows = dict(rows)
@@ -211,25 +217,12 @@ class Leaf:
         return tuple(p)
 
 
-def _integer_layers(layers):
+def _integer_layers(layers: Sequence[Tuple[np.ndarray, np.ndarray]]) -> List[IntegerLayer]:
     """Each (W, b) of Fractions as (N, d, B, e) with W = N / d and b = B / e (Python-int object arrays)."""
-    out = []
-    for W, b in layers:
-        parts = []
-        for a in (W, b):
-            d = 1
-            for v in a.flat:
-                d = math.lcm(d, Fraction(v).denominator)
-            N = np.empty(a.shape, dtype=object)
-            for idx, v in np.ndenumerate(a):
-                v = Fraction(v)
-                N[idx] = v.numerator * (d // v.denominator)
-            parts += [N, d]
-        out.append(tuple(parts))
-    return out
+    return [rat.integer_matrix(W) + rat.integer_matrix(b) for W, b in layers]
 
 
-def _compose(layer, A: np.ndarray, den: int) -> Tuple[np.ndarray, int]:
+def _compose(layer: IntegerLayer, A: np.ndarray, den: int) -> Tuple[np.ndarray, int]:
     """Pre-activations W (A / den)[:, :-1] x + W (A / den)[:, -1] + b as an integer augmented matrix
     over one denominator (both reduced by their gcd)."""
     N, d, B, e = layer
@@ -247,7 +240,8 @@ def _compose(layer, A: np.ndarray, den: int) -> Tuple[np.ndarray, int]:
     return P, new_den
 
 
-def enumerate_regions(layers_per_net, lo=None, hi=None, *, n_inputs: Optional[int] = None,
+def enumerate_regions(layers_per_net: Sequence[Sequence[Tuple[np.ndarray, np.ndarray]]],
+                      lo: Optional[Sequence[Fraction]] = None, hi: Optional[Sequence[Fraction]] = None, *, n_inputs: Optional[int] = None,
                       max_regions: int = 20000, deadline: Optional[float] = None,
                       on_leaf: Optional[Callable[[Leaf], bool]] = None) -> int:
     """Depth-first enumeration of the joint linear regions of several networks.
@@ -258,14 +252,15 @@ def enumerate_regions(layers_per_net, lo=None, hi=None, *, n_inputs: Optional[in
     of leaves visited. Raises RegionBudgetExceeded past ``max_regions`` leaves and RegionTimeLimit
     once ``time.monotonic()`` passes ``deadline``.
     """
-    if lo is None:
-        n0 = int(n_inputs)
+    if lo is None or hi is None:
+        assert n_inputs is not None
+        n0 = n_inputs
         roots, n_root = space_roots(n0)
     else:
         n0 = len(lo)
         roots, n_root = box_roots(lo, hi)
     int_layers = [_integer_layers(layers) for layers in layers_per_net]
-    first_bit = []  # per network and hidden layer: the bit of its neuron 0
+    first_bit: List[List[int]] = []  # per network and hidden layer: the bit of its neuron 0
     position = 1 + n_root
     for layers in int_layers:
         first_bit.append([])
@@ -280,7 +275,7 @@ def enumerate_regions(layers_per_net, lo=None, hi=None, *, n_inputs: Optional[in
     start_maps = [(identity, 1) for _ in layers_per_net]
     # A task: (generators, constraint rows, net index, layer index, neuron index, per-net z maps,
     # current pre map, acts)
-    stack = [(root, None, None, 0, 0, 0, start_maps, None, []) for root in reversed(roots)]
+    stack: List[Tuple[Any, ...]] = [(root, None, None, 0, 0, 0, start_maps, None, []) for root in reversed(roots)]
     while stack:
         steps += 1
         if deadline is not None and steps % 16 == 0 and time.monotonic() > deadline:

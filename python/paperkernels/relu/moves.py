@@ -14,10 +14,11 @@ exact there; elsewhere it is a sufficient condition and a valid move may be refu
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .._validation import as_int, plain_array
 from . import _rational as rat
 from ._net import ReLUNet
 
@@ -36,62 +37,88 @@ __all__ = [
 
 
 class MoveError(ValueError):
-    """The requested move is not a symmetry of this network (its validity condition fails)."""
+    """The requested move is not a symmetry of this network (its validity condition fails).
+
+    A subclass of ValueError: the arguments are well formed, but the network does not satisfy the
+    condition under which the move preserves the function.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, equivalent, moves
+    >>> net = ReLUNet([[[1.0, -1.0], [2.0, 1.0], [0.0, 0.0]], [[1.0, 2.0, 3.0]]], [[0.0, 1.0, 2.0], [0.5]])
+    >>> try:
+    ...     moves.scale(net, 1, 0, -2.0)
+    ... except moves.MoveError as exc:
+    ...     print(exc)
+    s: expected a positive scale, got -2
+    """
 
 
-def _layers(net: ReLUNet):
+def _layers(net: ReLUNet) -> Tuple[List[np.ndarray], List[np.ndarray]]:
     Ws, bs = net.exact_parameters()
     return [W.copy() for W in Ws], [b.copy() for b in bs]
 
 
-def _rebuild(net: ReLUNet, Ws, bs) -> ReLUNet:
+def _rebuild(net: ReLUNet, Ws: Sequence[np.ndarray], bs: Sequence[np.ndarray]) -> ReLUNet:
     if not net.rational and all(rat.exactly_float(a) for a in list(Ws) + list(bs)):
         return ReLUNet([rat.float_array(W) for W in Ws], [rat.float_array(b) for b in bs], dtype="float64")
     return ReLUNet(list(Ws), list(bs), dtype="rational")
 
 
 def _check_layer(net: ReLUNet, layer: Any, *, below_last: bool = False) -> int:
-    if isinstance(layer, (bool, np.bool_)) or not isinstance(layer, (int, np.integer)):
-        raise TypeError(f"layer: expected an integer hidden-layer index, got {layer!r}")
+    index = as_int(layer, "layer")
     last = net.depth - 2 if below_last else net.depth - 1
-    if not 1 <= int(layer) <= last:
+    if not 1 <= index <= last:
         what = "a hidden layer followed by another hidden layer" if below_last else "a hidden layer"
-        raise ValueError(f"layer: expected {what}, an integer in [1, {last}] for widths {net.widths}, got {layer}")
-    return int(layer)
+        raise ValueError(f"layer: expected {what}, an integer in [1, {last}] for widths {net.widths}, got {index}")
+    return index
 
 
 def _check_neuron(net: ReLUNet, layer: int, neuron: Any, name: str = "neuron") -> int:
-    width = net.widths[layer]
-    if isinstance(neuron, (bool, np.bool_)) or not isinstance(neuron, (int, np.integer)) or not 0 <= int(neuron) < width:
-        raise ValueError(f"{name}: expected a neuron index in [0, {width - 1}] of hidden layer {layer}, got {neuron!r}")
-    return int(neuron)
-
-
-def _as_fraction(value: Any, name: str) -> Fraction:
-    if isinstance(value, (bool, np.bool_, str, bytes)) or (
-            isinstance(value, np.floating) and np.dtype(type(value)).itemsize > 8):
-        raise TypeError(f"{name}: expected a float64, integer or Fraction, got {type(value).__name__} {value!r}")
-    try:
-        out = rat.as_fraction(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name}: expected a finite real number or Fraction, got {value!r}") from None
-    return out
+    return as_int(neuron, name, low=0, high=net.widths[layer] - 1)
 
 
 def _as_fraction_array(value: Any, name: str, shape: Tuple[int, ...]) -> np.ndarray:
-    from .._validation import plain_array
-
     arr = plain_array(value, name, dtype=object)
     if arr.shape != shape:
         raise ValueError(f"{name}: expected shape {shape}, got {arr.shape}")
     out = np.empty(shape, dtype=object)
     for idx, v in np.ndenumerate(arr):
-        out[idx] = _as_fraction(v, name)
+        out[idx] = rat.exact_real(v, name)
     return out
 
 
 def is_always_active(net: ReLUNet, layer: int, neuron: int) -> bool:
-    """Pre-activation >= 0 on the whole image of the previous layer (tested exactly, see module doc)."""
+    """Whether a neuron's pre-activation is >= 0 on the whole image of the previous layer.
+
+    Tested exactly, on the nonnegative orthant for layers >= 2 (see the module notes).
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network (float64 or rational).
+    layer : int
+        Hidden layer, numbered 1..L-1 as in the paper (``W_l = net.weights[l-1]``).
+    neuron : int
+        Neuron index in the layer (0-based).
+
+    Returns
+    -------
+    bool
+        True when the neuron is always active (its ReLU acts as the identity).
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``layer`` or ``neuron`` is not a valid index.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, equivalent, moves
+    >>> net = ReLUNet([[[1.0, -1.0], [2.0, 1.0], [0.0, 0.0]], [[1.0, 2.0, 3.0]]], [[0.0, 1.0, 2.0], [0.5]])
+    >>> moves.is_always_active(net, 1, 2), moves.is_always_active(net, 1, 0)
+    (True, False)
+    """
     layer = _check_layer(net, layer)
     neuron = _check_neuron(net, layer, neuron)
     Ws, bs = net.exact_parameters()
@@ -102,7 +129,36 @@ def is_always_active(net: ReLUNet, layer: int, neuron: int) -> bool:
 
 
 def is_dead(net: ReLUNet, layer: int, neuron: int) -> bool:
-    """Pre-activation <= 0 on the whole image of the previous layer (tested exactly, see module doc)."""
+    """Whether a neuron's pre-activation is <= 0 on the whole image of the previous layer.
+
+    Tested exactly, on the nonnegative orthant for layers >= 2 (see the module notes).
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network (float64 or rational).
+    layer : int
+        Hidden layer, numbered 1..L-1 as in the paper (``W_l = net.weights[l-1]``).
+    neuron : int
+        Neuron index in the layer (0-based).
+
+    Returns
+    -------
+    bool
+        True when the neuron is dead (it always outputs 0).
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``layer`` or ``neuron`` is not a valid index.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, moves
+    >>> net = ReLUNet([[[1.0], [0.0]], [[1.0, 5.0]]], [[0.0, -1.0], [0.0]])
+    >>> moves.is_dead(net, 1, 1), moves.is_dead(net, 1, 0)
+    (True, False)
+    """
     layer = _check_layer(net, layer)
     neuron = _check_neuron(net, layer, neuron)
     Ws, bs = net.exact_parameters()
@@ -112,16 +168,47 @@ def is_dead(net: ReLUNet, layer: int, neuron: int) -> bool:
     return all(v <= 0 for v in w) and b <= 0
 
 
-def _row_active(layer: int, w, b) -> bool:
+def _row_active(layer: int, w: Sequence[Any], b: Any) -> bool:
     return (all(v == 0 for v in w) if layer == 1 else all(v >= 0 for v in w)) and b >= 0
 
 
-def _row_dead(layer: int, w, b) -> bool:
+def _row_dead(layer: int, w: Sequence[Any], b: Any) -> bool:
     return (all(v == 0 for v in w) if layer == 1 else all(v <= 0 for v in w)) and b <= 0
 
 
 def permute(net: ReLUNet, layer: int, perm: Sequence[int]) -> ReLUNet:
-    """Symmetry 1: reorder the neurons of hidden layer ``layer``: new neuron k is old neuron perm[k]."""
+    """Symmetry 1: reorder the neurons of a hidden layer.
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network (float64 or rational).
+    layer : int
+        Hidden layer, numbered 1..L-1 as in the paper (``W_l = net.weights[l-1]``).
+    perm : sequence of int
+        A permutation of ``0..n_l - 1``: new neuron k is old neuron ``perm[k]``.
+
+    Returns
+    -------
+    ReLUNet
+        A new network computing the same function (float64 when every new parameter is exactly a
+        float64 value, else rational).
+
+    Raises
+    ------
+    ValueError, TypeError
+        When ``layer`` is not a hidden layer or ``perm`` is not a permutation.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, equivalent, moves
+    >>> net = ReLUNet([[[1.0, -1.0], [2.0, 1.0], [0.0, 0.0]], [[1.0, 2.0, 3.0]]], [[0.0, 1.0, 2.0], [0.5]])
+    >>> other = moves.permute(net, 1, [2, 0, 1])
+    >>> other.biases[0]
+    array([2., 0., 1.])
+    >>> bool(equivalent(net, other))
+    True
+    """
     layer = _check_layer(net, layer)
     perm_arr = np.asarray(perm)
     width = net.widths[layer]
@@ -135,10 +222,43 @@ def permute(net: ReLUNet, layer: int, perm: Sequence[int]) -> ReLUNet:
 
 
 def scale(net: ReLUNet, layer: int, neuron: int, s: Any) -> ReLUNet:
-    """Symmetry 2: incoming weights and bias of a neuron times s > 0, outgoing weights divided by s."""
+    """Symmetry 2: a neuron's incoming weights and bias times ``s > 0``, its outgoing weights divided by ``s``.
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network (float64 or rational).
+    layer : int
+        Hidden layer, numbered 1..L-1 as in the paper (``W_l = net.weights[l-1]``).
+    neuron : int
+        Neuron index in the layer (0-based).
+    s : float, int or Fraction
+        The positive scale (exact: a Fraction gives exact parameters).
+
+    Returns
+    -------
+    ReLUNet
+        A new network computing the same function (float64 when every new parameter is exactly a
+        float64 value, else rational).
+
+    Raises
+    ------
+    MoveError
+        When ``s <= 0``.
+    ValueError, TypeError
+        When an index is invalid or ``s`` is not a finite real number.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, equivalent, moves
+    >>> net = ReLUNet([[[1.0, -1.0], [2.0, 1.0], [0.0, 0.0]], [[1.0, 2.0, 3.0]]], [[0.0, 1.0, 2.0], [0.5]])
+    >>> other = moves.scale(net, 1, 1, 4.0)
+    >>> other.weights[0][1], other.weights[1]
+    (array([8., 4.]), array([[1. , 0.5, 3. ]]))
+    """
     layer = _check_layer(net, layer)
     neuron = _check_neuron(net, layer, neuron)
-    s = _as_fraction(s, "s")
+    s = rat.exact_real(s, "s")
     if s <= 0:
         raise MoveError(f"s: expected a positive scale, got {s}")
     Ws, bs = _layers(net)
@@ -158,6 +278,45 @@ def flip(net: ReLUNet, layer: int, neuron: int, *, pair: Optional[Tuple[int, int
       ``W_neuron``, which computes ``relu(u_j) - relu(-u_j) = u_j`` (the one-hidden-layer case);
     - ``active=[j, ...]``: always-active neurons whose incoming rows span ``W_neuron``;
     - neither, when the neuron's incoming weights are zero (a constant neuron: only the next bias changes).
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network (float64 or rational).
+    layer : int
+        Hidden layer, numbered 1..L-1 as in the paper (``W_l = net.weights[l-1]``).
+    neuron : int
+        The neuron to flip (0-based).
+    pair : (int, int), optional
+        An opposite pair of neurons of the same layer that absorbs the linear term.
+    active : sequence of int, optional
+        Always-active neurons of the same layer that absorb the linear term.
+
+    Returns
+    -------
+    ReLUNet
+        A new network computing the same function (float64 when every new parameter is exactly a
+        float64 value, else rational).
+
+    Raises
+    ------
+    MoveError
+        When the chosen neurons cannot absorb the linear term (not an opposite pair, not always
+        active, not spanning the neuron's weights), or when neither is given for a non-constant neuron.
+    ValueError, TypeError
+        When an index is invalid or both ``pair`` and ``active`` are given.
+
+    Examples
+    --------
+    ``relu(x) = relu(-x) + x``, with ``x = relu(x) - relu(-x)`` computed by an opposite pair:
+
+    >>> from paperkernels.relu import ReLUNet, equivalent, moves
+    >>> net = ReLUNet([[[1.0], [1.0], [-1.0]], [[3.0, 0.0, 0.0]]], [[0.0, 0.0, 0.0], [0.0]])
+    >>> flipped = moves.flip(net, 1, 0, pair=(1, 2))
+    >>> flipped.weights[0].ravel(), flipped.weights[1].ravel()
+    (array([-1.,  1., -1.]), array([ 3.,  3., -3.]))
+    >>> bool(equivalent(net, flipped))
+    True
     """
     layer = _check_layer(net, layer)
     i = _check_neuron(net, layer, neuron)
@@ -216,6 +375,41 @@ def perturb_dead(net: ReLUNet, layer: int, neuron: int, *, weights: Any = None, 
 
     The neuron must be dead on the image of the previous layer, and stay dead with the new incoming
     ``weights``/``bias``; its ``outgoing`` weights (column of W_{l+1}) are then arbitrary.
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network (float64 or rational).
+    layer : int
+        Hidden layer, numbered 1..L-1 as in the paper (``W_l = net.weights[l-1]``).
+    neuron : int
+        The dead neuron (0-based).
+    weights : array of shape (n_{l-1},), optional
+        New incoming weights (default: unchanged).
+    bias : float, int or Fraction, optional
+        New bias (default: unchanged).
+    outgoing : array of shape (n_{l+1},), optional
+        New outgoing weights (default: unchanged).
+
+    Returns
+    -------
+    ReLUNet
+        A new network computing the same function (float64 when every new parameter is exactly a
+        float64 value, else rational).
+
+    Raises
+    ------
+    MoveError
+        When the neuron is not dead, or would not stay dead with the new weights and bias.
+    ValueError, TypeError
+        When an index or a value is invalid.
+
+    Examples
+    --------
+    >>> from paperkernels.relu import ReLUNet, moves
+    >>> net = ReLUNet([[[1.0], [0.0]], [[1.0, 5.0]]], [[0.0, -1.0], [0.0]])
+    >>> moves.perturb_dead(net, 1, 1, bias=-7.0, outgoing=[2.0]).biases[0]
+    array([ 0., -7.])
     """
     layer = _check_layer(net, layer)
     i = _check_neuron(net, layer, neuron)
@@ -225,7 +419,7 @@ def perturb_dead(net: ReLUNet, layer: int, neuron: int, *, weights: Any = None, 
     if weights is not None:
         Ws[layer - 1][i] = _as_fraction_array(weights, "weights", (net.widths[layer - 1],))
     if bias is not None:
-        bs[layer - 1][i] = _as_fraction(bias, "bias")
+        bs[layer - 1][i] = rat.exact_real(bias, "bias")
     if not _row_dead(layer, Ws[layer - 1][i], bs[layer - 1][i]):
         raise MoveError(f"the new weights/bias would make neuron {i} of layer {layer} alive")
     if outgoing is not None:
@@ -237,6 +431,40 @@ def mix_active(net: ReLUNet, layer: int, neurons: Sequence[int], G: Any) -> ReLU
     """Symmetry 5: ``[W_l b_l]_S -> G [W_l b_l]_S`` and ``W_{l+1}[:, S] -> W_{l+1}[:, S] G^{-1}``.
 
     S must be always active, G invertible, and the new block must still be always active.
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network (float64 or rational).
+    layer : int
+        Hidden layer, numbered 1..L-1 as in the paper (``W_l = net.weights[l-1]``).
+    neurons : sequence of int
+        The always-active block S (distinct indices).
+    G : array of shape (len(S), len(S))
+        An invertible matrix (floats, integers or Fractions: computed exactly).
+
+    Returns
+    -------
+    ReLUNet
+        A new network computing the same function (float64 when every new parameter is exactly a
+        float64 value, else rational).
+
+    Raises
+    ------
+    MoveError
+        When S is not always active, G is singular, or the new block would not stay always active.
+    ValueError, TypeError
+        When an index or ``G`` is invalid.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from paperkernels.relu import ReLUNet, equivalent, moves
+    >>> net = ReLUNet([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [3.0, 1.0]], [[1.0, -1.0]]],
+    ...               [[0.0, 0.0], [1.0, 2.0], [0.0]])
+    >>> mixed = moves.mix_active(net, 2, [0, 1], [[1, Fraction(1, 2)], [0, 1]])
+    >>> mixed.rational, bool(equivalent(net, mixed))
+    (False, True)
     """
     layer = _check_layer(net, layer)
     S = [_check_neuron(net, layer, j, "neurons") for j in neurons]
@@ -265,7 +493,35 @@ def mix_active(net: ReLUNet, layer: int, neurons: Sequence[int], G: Any) -> ReLU
 def shift_bounds(net: ReLUNet, layer: int, neuron: int) -> Optional[Fraction]:
     """Smallest valid shift t of :func:`shift_hidden_bias` (None if -inf, i.e. no neuron reads it).
 
-    Raises MoveError when the hidden-hyperplane condition fails.
+    Parameters
+    ----------
+    net : ReLUNet
+        The network (float64 or rational).
+    layer : int
+        Hidden layer, numbered 1..L-1 as in the paper (``W_l = net.weights[l-1]``).
+        It must be followed by another hidden layer.
+    neuron : int
+        The neuron whose bias would shift (0-based).
+
+    Returns
+    -------
+    Fraction or None
+        The smallest valid ``t``; None when no neuron of the next layer reads the neuron (any ``t``).
+
+    Raises
+    ------
+    MoveError
+        When the hidden-hyperplane condition fails.
+    ValueError, TypeError
+        When an index is invalid.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from paperkernels.relu import ReLUNet, moves
+    >>> net = ReLUNet([[[1, 2], [-1, 1]], [[2, -1]], [[3]]], [[F(1, 2), 1], [-1], [0]])
+    >>> moves.shift_bounds(net, 1, 0)
+    Fraction(-1, 2)
     """
     layer = _check_layer(net, layer, below_last=True)
     i = _check_neuron(net, layer, neuron)
@@ -292,10 +548,46 @@ def shift_hidden_bias(net: ReLUNet, layer: int, neuron: int, t: Any) -> ReLUNet:
     Valid when every neuron k of layer l+1 with ``W_{l+1}[k, i] != 0`` is inactive on the facet
     ``z_i = 0`` of the orthant (``W_{l+1}[k, i] > 0``, ``b_{l+1}[k] <= 0``, ``W_{l+1}[k, l'] <= 0``
     otherwise) and ``t >= max_k b_{l+1}[k] / W_{l+1}[k, i]`` (see :func:`shift_bounds`).
+
+    Parameters
+    ----------
+    net : ReLUNet
+        The network (float64 or rational).
+    layer : int
+        Hidden layer, numbered 1..L-1 as in the paper (``W_l = net.weights[l-1]``).
+        It must be followed by another hidden layer.
+    neuron : int
+        The neuron i whose bias shifts (0-based).
+    t : float, int or Fraction
+        The shift, at least :func:`shift_bounds`.
+
+    Returns
+    -------
+    ReLUNet
+        A new network computing the same function (float64 when every new parameter is exactly a
+        float64 value, else rational).
+
+    Raises
+    ------
+    MoveError
+        When the condition fails or ``t`` is below the bound.
+    ValueError, TypeError
+        When an index or ``t`` is invalid.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from paperkernels.relu import ReLUNet, equivalent, moves
+    >>> net = ReLUNet([[[1, 2], [-1, 1]], [[2, -1]], [[3]]], [[F(1, 2), 1], [-1], [0]])
+    >>> shifted = moves.shift_hidden_bias(net, 1, 0, 5)
+    >>> shifted.biases[0], shifted.biases[1]
+    (array([Fraction(11, 2), Fraction(1, 1)], dtype=object), array([Fraction(-11, 1)], dtype=object))
+    >>> bool(equivalent(net, shifted))
+    True
     """
     layer = _check_layer(net, layer, below_last=True)
     i = _check_neuron(net, layer, neuron)
-    t = _as_fraction(t, "t")
+    t = rat.exact_real(t, "t")
     t_min = shift_bounds(net, layer, i)
     if t_min is not None and t < t_min:
         raise MoveError(f"t: expected t >= {t_min} for this hidden-hyperplane shift, got {t}")
@@ -303,3 +595,8 @@ def shift_hidden_bias(net: ReLUNet, layer: int, neuron: int, t: Any) -> ReLUNet:
     bs[layer - 1][i] += t
     bs[layer] = bs[layer] - Ws[layer][:, i] * t
     return _rebuild(net, Ws, bs)
+
+
+from .._public import export as _export  # noqa: E402
+
+_export(__name__, globals(), __all__)

@@ -36,7 +36,8 @@ def reference_scales(N: int, res: int) -> np.ndarray:
     table = radial_table(N, grid.rho)  # (res, S)
     radial_norm = _trapezoid(table.T**2 * grid.rho, grid.rho)
     angular = _trapezoid(np.ones(res), grid.theta)
-    return 1.0 / np.sqrt(radial_norm * angular)
+    result: np.ndarray = 1.0 / np.sqrt(radial_norm * angular)
+    return result
 
 
 def euclidean_to_polar(masks: np.ndarray, res: int, chunk: int = 64) -> np.ndarray:

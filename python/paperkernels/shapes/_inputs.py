@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -148,7 +148,7 @@ def _is_geo(obj: Any) -> bool:
     return hasattr(obj, "__geo_interface__") or isinstance(obj, dict)
 
 
-def _geo_dict(obj: Any, name: str) -> dict:
+def _geo_dict(obj: Any, name: str) -> Dict[str, Any]:
     geo = obj.__geo_interface__ if hasattr(obj, "__geo_interface__") else obj
     if not isinstance(geo, dict):
         raise TypeError(f"{name}: expected __geo_interface__ to be a GeoJSON dict, got {type(geo).__name__}")

@@ -219,7 +219,8 @@ def to_codes(z: Any) -> np.ndarray:
     """
     arr, single = _as_coefficients(z)
     codes = arr.view(np.float64).copy()
-    return codes[0] if single else codes
+    result: np.ndarray = codes[0] if single else codes
+    return result
 
 
 def from_codes(codes: Any, N: int, name: str = "codes") -> np.ndarray:

@@ -3,10 +3,12 @@ by shapely boolean operations, then normalised into the unit disk. Nothing is do
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
+from .._optional import optional_import
 from .._seed import SeedLike, as_seed
 from .._validation import as_choice, as_int
 from .geometry import normalize, regular_polygon, star_polygon
@@ -20,17 +22,14 @@ PRIMITIVES = ("circle", "square", "rectangle", "triangle", "ellipse", "diamond",
 OPERATIONS = ("union", "difference", "intersection", "symmetric_difference")
 
 
-def _shapely():
-    try:
-        import shapely
-        import shapely.affinity
-        import shapely.geometry
-    except ImportError:  # pragma: no cover - exercised only without the optional dependency
-        raise ImportError("synthetic_shapes needs shapely: pip install 'paperkernels[shapes]' (or pip install shapely)") from None
+def _shapely() -> ModuleType:
+    shapely = optional_import("shapely", "synthetic_shapes")
+    optional_import("shapely.affinity", "synthetic_shapes", extra="shapes")  # submodules used as attributes
+    optional_import("shapely.geometry", "synthetic_shapes")
     return shapely
 
 
-def _primitive(kind: str, rng: np.random.Generator):
+def _primitive(kind: str, rng: np.random.Generator) -> Any:
     shapely = _shapely()
     geometry = shapely.geometry
     if kind == "circle":
@@ -55,7 +54,7 @@ def _primitive(kind: str, rng: np.random.Generator):
     return geometry.Polygon(star_polygon(int(rng.integers(4, 8)), rng.uniform(0.35, 0.65)))
 
 
-def _place(shape, rng: np.random.Generator, scale: Tuple[float, float], shift: float):
+def _place(shape: Any, rng: np.random.Generator, scale: Tuple[float, float], shift: float) -> Any:
     affinity = _shapely().affinity
     shape = affinity.rotate(shape, rng.uniform(0.0, 360.0), origin=(0, 0))
     s = rng.uniform(*scale)
@@ -64,7 +63,7 @@ def _place(shape, rng: np.random.Generator, scale: Tuple[float, float], shift: f
     return affinity.translate(shape, distance * np.cos(angle), distance * np.sin(angle))
 
 
-def _largest_polygon(geometry):
+def _largest_polygon(geometry: Any) -> Any:
     if geometry.geom_type == "Polygon":
         return geometry
     parts = [g for g in getattr(geometry, "geoms", []) if g.geom_type == "Polygon"]
@@ -133,7 +132,7 @@ def synthetic_shapes(
     if not primitives or not operations:
         raise ValueError("primitives, operations: expected at least one of each")
     rng = np.random.default_rng(as_seed(seed))
-    shapes = []
+    shapes: List[Any] = []
     while len(shapes) < n:
         current = _place(_primitive(primitives[rng.integers(len(primitives))], rng), rng, (0.6, 1.0), 0.1)
         for _ in range(int(rng.integers(lo, hi + 1))):

@@ -93,7 +93,8 @@ def _apply_pose(z: np.ndarray, phi: np.ndarray, beta: float) -> np.ndarray:
     if beta < 1.0:
         modulated = np.abs(z) ** beta * np.exp(1j * beta * np.angle(z))
         return np.where(z != 0, modulated, 0.0) * np.exp(-1j * phi)
-    return z * np.exp(-1j * np.exp(-5.0 * (beta - 1.0)) * phi)
+    result: np.ndarray = z * np.exp(-1j * np.exp(-5.0 * (beta - 1.0)) * phi)
+    return result
 
 
 def _apply_pose_repeated(z: np.ndarray, phi: np.ndarray, beta: float, repeats: np.ndarray) -> np.ndarray:
@@ -114,7 +115,8 @@ def _apply_pose_repeated(z: np.ndarray, phi: np.ndarray, beta: float, repeats: n
             else:
                 c = c * np.exp(-1j * eta * phi[:, k])
         out[:, k] = c
-    return out
+    result: np.ndarray = out
+    return result
 
 
 def _wrap(angle: np.ndarray) -> np.ndarray:
@@ -220,7 +222,8 @@ class XShapeEncoder:
                 )
         if self.exact_len and encode_len is None:
             raise ValueError("exact_len: expected encode_len to be given")
-        self.length = code_length(self.N, self.invariant) if not self.exact_len else encode_len
+        # (exact_len without encode_len was refused above)
+        self.length: int = encode_len if self.exact_len and encode_len is not None else code_length(self.N, self.invariant)
         self.input = as_choice(input, "input", ("cartesian", "polar", "polygon"))
         self.res = as_int(res, "res", low=2, high=1 << 15)
         self.freqprop = as_float(freqprop, "freqprop")
@@ -272,7 +275,7 @@ class XShapeEncoder:
 
     # -- moments -----------------------------------------------------------------------------------
 
-    def _polar_engine(self, shape: Tuple[int, int]):
+    def _polar_engine(self, shape: Tuple[int, int]) -> Any:
         engine = self._polar.get(shape)
         if engine is None:
             if self.compat is not None:
@@ -283,7 +286,7 @@ class XShapeEncoder:
             self._polar[shape] = engine
         return engine
 
-    def _cartesian_basis(self, H: int, W: int, synthesis: bool):
+    def _cartesian_basis(self, H: int, W: int, synthesis: bool) -> Any:
         """The encoder keeps the bases it has used (built once, shared through the module cache)."""
         key = (H, W, synthesis)
         if key not in self._cartesian:
@@ -380,7 +383,8 @@ class XShapeEncoder:
                     f"got {masks.shape[1:]}"
                 )
             z = self._polar_engine(masks.shape[1:]).analyse(masks, self.n_threads, self.S)
-        return z[0] if single else z
+        result: np.ndarray = z[0] if single else z
+        return result
 
     # -- geometry codes ---------------------------------------------------------------------------
 
@@ -402,7 +406,8 @@ class XShapeEncoder:
             raise ValueError(
                 f"freqprop: the propagated codes overflow {self.dtype}; use a smaller freqprop (or dtype=float64)"
             )
-        return codes[0] if single else codes
+        result: np.ndarray = codes[0] if single else codes
+        return result
 
     def encode_geometry(self, shapes: Any) -> np.ndarray:
         """Geometry codes ``(B, D)`` (or ``(D,)`` for one shape): moments, frequency propagation
@@ -582,7 +587,8 @@ class XShapeEncoder:
         if len(p) != batch:
             raise ValueError(f"poses: expected {batch} rows, one per shape, got {len(p)}")
         self.pose_encoder(p.shape[1])
-        return p @ self._phases[p.shape[1]]
+        result: np.ndarray = p @ self._phases[p.shape[1]]
+        return result
 
     def _repeats(self) -> np.ndarray:
         m = self.indices[:, 1]

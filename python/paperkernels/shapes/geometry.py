@@ -8,8 +8,9 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from .. import _core
+from .._optional import optional_import
 from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
-from ._inputs import as_masks, check_output_bytes, pack_polygons, split_polygons
+from ._inputs import PackedPolygons, as_masks, check_output_bytes, pack_polygons, split_polygons
 from .zernike import _as_resolution, _guess_input
 
 __all__ = ["normalize", "denormalize", "rasterize", "star_polygon", "regular_polygon", "iou", "COMPAT_XSHAPEENC"]
@@ -101,7 +102,7 @@ def normalize(
     return _normalize_masks(shape, margin, res, supersample, compat, n_threads)
 
 
-def _polygon_frames(packed, compat: Optional[str]) -> Tuple[np.ndarray, np.ndarray]:
+def _polygon_frames(packed: PackedPolygons, compat: Optional[str]) -> Tuple[np.ndarray, np.ndarray]:
     """Area centroids (B, 2) and fitting radii (B,) of packed polygons."""
     x, y = packed.vertices[:, 0], packed.vertices[:, 1]
     nxt = np.arange(len(x)) + 1
@@ -130,12 +131,11 @@ def _map_shape(obj: Any, fn: Callable[[np.ndarray], np.ndarray]) -> Any:
     """Apply fn to every (V, 2) coordinate array of a polygon, keeping the container type."""
     if hasattr(obj, "__geo_interface__") and not isinstance(obj, dict):
         try:
-            import shapely
-
-            if isinstance(obj, shapely.Geometry):
-                return shapely.transform(obj, fn)
+            shapely = optional_import("shapely", "shapely geometries")
         except ImportError:  # pragma: no cover - other __geo_interface__ providers
-            pass
+            shapely = None
+        if shapely is not None and isinstance(obj, shapely.Geometry):
+            return shapely.transform(obj, fn)
         return _map_shape(obj.__geo_interface__, fn)
     if isinstance(obj, dict):
         out = dict(obj)
@@ -155,7 +155,7 @@ def _map_shape(obj: Any, fn: Callable[[np.ndarray], np.ndarray]) -> Any:
     return [_map_shape(item, fn) for item in obj]
 
 
-def _map_nested(coords: Any, fn, depth: int, as_list: bool) -> Any:
+def _map_nested(coords: Any, fn: Callable[[np.ndarray], np.ndarray], depth: int, as_list: bool) -> Any:
     if depth == 0:
         mapped = fn(np.asarray(coords, dtype=np.float64))
         return mapped.tolist() if as_list else mapped
@@ -179,7 +179,9 @@ def _normalize_polygons(shape: Any, margin: float, compat: Optional[str]) -> Tup
     return [_map_shape(item, mapper(b)) for b, item in enumerate(shape)], pose
 
 
-def _normalize_masks(shape, margin, res, supersample, compat, n_threads) -> Tuple[np.ndarray, np.ndarray]:
+def _normalize_masks(
+    shape: Any, margin: float, res: Any, supersample: int, compat: Optional[str], n_threads: Optional[int]
+) -> Tuple[np.ndarray, np.ndarray]:
     masks, single = as_masks(shape, "shape")
     B, H, W = masks.shape
     weights = masks.astype(np.float64, copy=False)
@@ -349,11 +351,12 @@ def rasterize(polygons: Any, res: Any = 128, *, supersample: int = 1, n_threads:
         supersample,
         as_n_threads(n_threads),
     )
-    return out[0] if single else out
+    result: np.ndarray = out[0] if single else out
+    return result
 
 
 def star_polygon(
-    n_points: int = 5, inner: float = 0.5, *, radius: float = 1.0, rotation: float = 0.0, center=(0.0, 0.0)
+    n_points: int = 5, inner: float = 0.5, *, radius: float = 1.0, rotation: float = 0.0, center: Tuple[float, float] = (0.0, 0.0)
 ) -> np.ndarray:
     """Star with ``n_points`` tips (``2 n_points`` vertices, counter-clockwise): tips at ``radius``,
     notches at ``inner * radius``, the first tip at angle ``rotation``.
@@ -398,7 +401,9 @@ def star_polygon(
     return np.column_stack([c[0] + r * np.cos(angles), c[1] + r * np.sin(angles)])
 
 
-def regular_polygon(n_sides: int, *, radius: float = 1.0, rotation: float = 0.0, center=(0.0, 0.0)) -> np.ndarray:
+def regular_polygon(
+    n_sides: int, *, radius: float = 1.0, rotation: float = 0.0, center: Tuple[float, float] = (0.0, 0.0)
+) -> np.ndarray:
     """Regular polygon with ``n_sides`` vertices on a circle of ``radius`` (counter-clockwise).
 
     Parameters

@@ -32,7 +32,8 @@ MAX_SIGMA = 1e150
 def _trapezoid(y: np.ndarray, x: np.ndarray, axis: int = -1) -> np.ndarray:
     """The trapezoid rule as numpy/scipy compute it: sum of dx (y_i + y_{i+1}) / 2."""
     y = np.moveaxis(np.asarray(y), axis, -1)
-    return (np.diff(x) * (y[..., 1:] + y[..., :-1]) / 2.0).sum(axis=-1)
+    result: np.ndarray = (np.diff(x) * (y[..., 1:] + y[..., :-1]) / 2.0).sum(axis=-1)
+    return result
 
 
 def _bump_centres(c: float, delta: float, sigma: float, keep_inside: bool) -> Tuple[float, float]:
@@ -74,7 +75,8 @@ class PoseEncoder:
         they vanish at every quadrature node are refused.
     keep_bumps_inside : bool
         Shift both bumps of a seed window into [0, 1] when a sub-centre ``c_k -/+ delta`` falls
-        outside, as the reference implementation does. Default False: the specification's plain
+        outside, as the reference implementation does. Default False: the plain seed windows of
+        He (2026), XShapeEnc (arXiv 2604.07522), in its section on the harmonic pose field,
         ``g_k = 1/2 exp(-(rho - c_k + delta)^2 / 2 sigma^2) + 1/2 exp(-(rho - c_k - delta)^2 / 2 sigma^2)``.
     n_nodes : int, optional
         Gauss-Legendre nodes on [0, 1] (default ``max(256, (m_p + 2L) / 2 + 160)``).
@@ -175,7 +177,8 @@ class PoseEncoder:
         c1, c2 = self.sub_centres[:, 0], self.sub_centres[:, 1]
         s2 = 2.0 * self.sigma**2
         r = np.asarray(rho, dtype=np.float64)[:, None]
-        return 0.5 * np.exp(-((r - c1) ** 2) / s2) + 0.5 * np.exp(-((r - c2) ** 2) / s2)
+        result: np.ndarray = 0.5 * np.exp(-((r - c1) ** 2) / s2) + 0.5 * np.exp(-((r - c2) ** 2) / s2)
+        return result
 
     def _orthonormal_windows(self) -> np.ndarray:
         seeds = self._seeds(self._rho)
@@ -266,7 +269,8 @@ class PoseEncoder:
             self._check_compat_memory(int(L))
         radials = _core.shapes.radial_band(int(m), int(L), np.ascontiguousarray(self._rho))
         if self.compat is None:
-            return (self._windows * self._weight[:, None]).T @ radials
+            result: np.ndarray = (self._windows * self._weight[:, None]).T @ radials
+            return result
         return _trapezoid(self._windows.T[:, None, :] * radials.T[None, :, :] * self._rho, self._rho)
 
     def band_matrix(self, m: int, L: int) -> np.ndarray:
@@ -300,7 +304,8 @@ class PoseEncoder:
         """
         if self.compat is None:
             orders = m + 2 * np.arange(L)
-            return self.band_gram(m, L) * (2.0 * (orders + 1))
+            result: np.ndarray = self.band_gram(m, L) * (2.0 * (orders + 1))
+            return result
         # The reference divides two trapezoid double integrals; the angular factors cancel up to
         # rounding and its 1e-12 regulariser.
         radials = _core.shapes.radial_band(int(m), int(L), np.ascontiguousarray(self._rho))
@@ -308,7 +313,8 @@ class PoseEncoder:
         angular = _trapezoid(cos2, self._theta)
         value = self.band_gram(m, L) * angular
         norm = _trapezoid(radials.T**2 * self._rho, self._rho) * angular + 1e-12
-        return value / norm
+        result = value / norm
+        return result
 
     def phase_matrix(self, N: int) -> np.ndarray:
         """Pose phases of a joint code of order N: ``phi = p @ phase_matrix(N)``, shape (K, S(N)).
@@ -385,7 +391,8 @@ class PoseEncoder:
             codes = p @ self.matrix
         if not np.all(np.isfinite(codes)):
             raise ValueError("pose: values too large, the codes overflow float64; rescale the pose")
-        return codes
+        result: np.ndarray = codes
+        return result
 
     def decode(self, codes: Any) -> np.ndarray:
         """Least-squares poses ``(K,)`` or ``(B, K)`` from codes ``(L,)`` or ``(B, L)``.
@@ -419,10 +426,12 @@ class PoseEncoder:
         if self.compat is None:
             scaled = a / (2.0 * (self.orders + 1))
             solution = np.linalg.lstsq(self.gram.T, np.atleast_2d(scaled).T, rcond=None)[0].T
-            return solution[0] if a.ndim == 1 else solution
+            result: np.ndarray = solution[0] if a.ndim == 1 else solution
+            return result
         radials = _core.shapes.radial_band(self.m_p, self.L, np.ascontiguousarray(self._rho))
         radial_norms = _trapezoid(radials.T**2 * self._rho, self._rho)
-        return (a * radial_norms) @ np.linalg.pinv(self.gram)
+        result = (a * radial_norms) @ np.linalg.pinv(self.gram)
+        return result
 
     def field(self, pose: Any, rho: Any, theta: Any) -> np.ndarray:
         """The pose field ``F = P(rho) cos(m_p theta)`` at broadcast points.
@@ -459,7 +468,8 @@ class PoseEncoder:
         t = as_array(theta, "theta")
         r, t = np.broadcast_arrays(r, t)
         profile = self.windows(r.ravel()) @ p
-        return profile.reshape(r.shape) * np.cos(self.m_p * t)
+        result: np.ndarray = profile.reshape(r.shape) * np.cos(self.m_p * t)
+        return result
 
     def __repr__(self) -> str:
         mode = f", compat={self.compat!r}" if self.compat else ""

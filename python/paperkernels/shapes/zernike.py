@@ -26,6 +26,7 @@ from ._inputs import (
     MAX_GAUSS_NODES,
     MAX_ORDER,
     MAX_RADIAL_DEGREE,
+    PackedPolygons,
     as_masks,
     as_order,
     check_output_bytes,
@@ -151,7 +152,8 @@ def radial(n: int, m: int, rho: Any) -> np.ndarray:
     flat, shape = _as_radii(rho)
     check_output_bytes((flat.size, (n - abs(m)) // 2 + 1), "rho", "evaluate fewer radii per call")
     values = _core.shapes.radial_band(abs(m), (n - abs(m)) // 2 + 1, flat)[:, -1]
-    return values.reshape(shape)
+    result: np.ndarray = values.reshape(shape)
+    return result
 
 
 def radial_table(N: int, rho: Any) -> np.ndarray:
@@ -189,7 +191,8 @@ def radial_table(N: int, rho: Any) -> np.ndarray:
     N = as_order(N)
     flat, shape = _as_radii(rho)
     check_output_bytes((flat.size, (N + 2) ** 2 // 4), "rho", "evaluate fewer radii per call (or a lower N)", what="table")
-    return _core.shapes.radial_table(N, flat).reshape(shape + (-1,))
+    result: np.ndarray = _core.shapes.radial_table(N, flat).reshape(shape + (-1,))
+    return result
 
 
 def zernike_basis(N: int, rho: Any, theta: Any) -> np.ndarray:
@@ -243,7 +246,8 @@ def zernike_basis(N: int, rho: Any, theta: Any) -> np.ndarray:
     table = radial_table(N, rho_arr)
     nm = indices(N)
     norm = np.sqrt((nm[:, 0] + 1) / np.pi)
-    return table * norm * np.exp(1j * nm[:, 1] * theta_arr[..., None])
+    result: np.ndarray = table * norm * np.exp(1j * nm[:, 1] * theta_arr[..., None])
+    return result
 
 
 @dataclass(frozen=True)
@@ -350,14 +354,18 @@ def _as_grid(grid: Any, name: str = "grid") -> PolarGrid:
 # ---------------------------------------------------------------------------------------------
 # Cached bases (building one costs about as much as a few hundred shapes)
 
-_BASES: "OrderedDict[tuple, Any]" = OrderedDict()
+_BASES: "OrderedDict[Tuple[Any, ...], Any]" = OrderedDict()
 _MAX_CACHED = 8
 _MAX_CACHED_BYTES = 512 * 2**20
 
 
+def _stored_basis_bytes() -> int:
+    return sum(int(b.basis_bytes) for b in _BASES.values() if b.precomputed)
+
+
 def cartesian_basis(
     N: int, H: int, W: int, supersample: int, synthesis: bool, max_basis_bytes: float, n_threads: int, name: str = "masks"
-):
+) -> Any:
     """A cached C++ basis for (N, grid, purpose): the 8 most recent, within 512 MiB in all.
 
     Its pixel tables (about 11 bytes per pixel of the disk on square grids, 32 otherwise) are refused
@@ -374,17 +382,17 @@ def cartesian_basis(
             f"the pixel tables of a {H} x {W} grid",
             "use smaller images (resample them) or split them into tiles",
         )
-        basis = _core.shapes.CartesianBasis(N, H, W, supersample, synthesis, float(max_basis_bytes), n_threads)
+        purpose = _core.shapes.BasisPurpose.synthesis if synthesis else _core.shapes.BasisPurpose.analysis
+        basis = _core.shapes.CartesianBasis(N, H, W, supersample, purpose, float(max_basis_bytes), n_threads)
         _BASES[key] = basis
-        stored = lambda: sum(b.basis_bytes for b in _BASES.values() if b.precomputed)  # noqa: E731
-        while len(_BASES) > 1 and (len(_BASES) > _MAX_CACHED or stored() > _MAX_CACHED_BYTES):
+        while len(_BASES) > 1 and (len(_BASES) > _MAX_CACHED or _stored_basis_bytes() > _MAX_CACHED_BYTES):
             _BASES.popitem(last=False)
     else:
         _BASES.move_to_end(key)
     return basis
 
 
-def polar_basis(N: int, grid: PolarGrid, scale: Optional[np.ndarray] = None, name: str = "grid"):
+def polar_basis(N: int, grid: PolarGrid, scale: Optional[np.ndarray] = None, name: str = "grid") -> Any:
     """The C++ engine of polar moments on ``grid`` (its tables are refused up front when they would
     exceed ``paperkernels.limits.max_result_bytes``)."""
     n_theta, n_rho = grid.shape
@@ -398,7 +406,10 @@ def polar_basis(N: int, grid: PolarGrid, scale: Optional[np.ndarray] = None, nam
     if scale is None:
         nm = indices(N)
         scale = np.sqrt((nm[:, 0] + 1) / np.pi)
-    return _core.shapes.PolarBasis(N, grid.theta, grid.wtheta, grid.rho, grid.wrho, np.asarray(scale, dtype=np.float64))
+    # The engine keeps its own copies of the nodes, weights and scales (lists of the same float64 values).
+    nodes = (grid.theta, grid.wtheta, grid.rho, grid.wrho, np.asarray(scale, dtype=np.float64))
+    theta, wtheta, rho, wrho, scales = (np.asarray(a, dtype=np.float64).tolist() for a in nodes)
+    return _core.shapes.PolarBasis(N, theta, wtheta, rho, wrho, scales)
 
 
 def _guess_input(shapes: Any, name: str = "shapes") -> str:
@@ -529,10 +540,16 @@ def zernike_moments(
     return out[0] if single else out
 
 
-def polygon_moments(N: int, packed, rule: str, threads: int) -> np.ndarray:
-    return _core.shapes.polygon_moments(
-        N, packed.vertices, packed.ring_start, packed.ring_sign, packed.poly_start, rule, threads
+def polygon_moments(N: int, packed: PackedPolygons, rule: str, threads: int) -> np.ndarray:
+    """Exact moments of packed polygons; ``rule`` is a validated ``"boundary"`` or ``"fan"``."""
+    moments: np.ndarray = _core.shapes.polygon_moments(
+        N, packed.vertices, packed.ring_start, packed.ring_sign, packed.poly_start, _POLYGON_RULES[rule], threads
     )
+    return moments
+
+
+_POLYGON_RULES = {"boundary": _core.shapes.PolygonRule.boundary, "fan": _core.shapes.PolygonRule.fan}
+"""The polygon quadratures as the C++ core names them (the user's string is checked with as_choice first)."""
 
 
 def order_of(coefficients: np.ndarray, name: str = "coefficients") -> int:
@@ -602,7 +619,8 @@ def synthesize(
     field = basis.synthesize(np.atleast_2d(z), threads)
     if not np.all(np.isfinite(field)):
         raise ValueError("coefficients: values too large, the field overflows float64; rescale the coefficients")
-    return field[0] if single else field
+    result: np.ndarray = field[0] if single else field
+    return result
 
 
 def _as_resolution(res: Any, name: str = "res") -> Tuple[int, int]:

@@ -76,7 +76,7 @@ inline const char* name(Isa isa) noexcept {
 inline Isa parse(const std::string& text, const char* what = "isa") {
   if (text == "avx512") return Isa::avx512;
   if (text == "avx2") return Isa::avx2;
-  require(text == "sse2", std::string(what) + ": expected 'avx512', 'avx2' or 'sse2', got '" + text + "'");
+  require(text == "sse2", what, ": expected 'avx512', 'avx2' or 'sse2', got '", text, "'");
   return Isa::sse2;
 }
 
@@ -108,9 +108,8 @@ inline Isa active() noexcept { return static_cast<Isa>(detail::active_slot().loa
 
 // Makes `isa` the one kernels use; invalid_argument when this CPU lacks it.
 inline void set_active(Isa isa) {
-  require(supported(isa), std::string("isa: this CPU does not support '") + name(isa) + "' (supported: " +
-                              (supported(Isa::avx512) ? "avx512, " : "") + (supported(Isa::avx2) ? "avx2, " : "") +
-                              "sse2)");
+  require(supported(isa), "isa: this CPU does not support '", name(isa), "' (supported: ",
+          supported(Isa::avx512) ? "avx512, " : "", supported(Isa::avx2) ? "avx2, " : "", "sse2)");
   detail::active_slot().store(static_cast<int>(isa), std::memory_order_relaxed);
 }
 

@@ -2,15 +2,27 @@
 // kernels rather than by BLAS so that every entry has one definition, whatever the machine's BLAS,
 // its thread count or ours:
 //   G[i][j] = sum over samples s = 0, 1, ..., n - 1, in that order, of (x_si - mu_i) * (x_sj - mu_j),
-// each product rounded, then added (no fused multiply-add). The data are packed once into centred
-// panels of NR features; tiles of MR x NR entries are accumulated in registers over blocks of
-// samples, with vectors running across features, so the vector width (AVX-512, AVX2 or the SSE2
-// baseline, chosen at run time) and the tiling change the speed only, never the bits.
+// each product rounded, then added (no fused multiply-add).
+//
+// The computation is a GEMM-style loop nest (Goto and van de Geijn, "Anatomy of High-Performance
+// Matrix Multiplication", ACM TOMS 34(3), 2008, sections 4-6) restricted to the upper triangle:
+//  - the centred data are packed once, block of samples by block of samples, into panels of NR
+//    features; the panels of one block lie one after the other in memory, so the tiles that sweep
+//    a block read it as one stream, and a block (a few hundred KiB) stays in L2 while it is reused;
+//  - a register-blocked micro-kernel accumulates an MR x NR tile of G in MR * NR / W vector
+//    registers over the samples of a block (vectors run across features, one lane per entry, the
+//    MR row values broadcast), then stores the tile back;
+//  - tasks own groups of tile rows: each accumulates into its own strip, so the result does not
+//    depend on the number of threads; the lower triangle is mirrored at the end.
+// Every lane adds its products in sample order and a tile is stored exactly between blocks, so
+// neither the vector width (AVX-512, AVX2 or the SSE2 baseline, chosen at run time), the tile
+// shape nor the blocking changes the bits: only the speed.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "paperkernels/common/errors.hpp"
 #include "paperkernels/common/parallel.hpp"
@@ -24,15 +36,55 @@ namespace gram_detail {
 
 using simd::Vec;
 
-// Samples per block: a block of packed panels (NR x kBlock doubles each) stays in L2 while the
-// tiles of a group of rows sweep it.
+// Samples per block: the packed block (kBlock x padded doubles, 500 KiB for p = 500) stays in L2
+// while the tile rows of a task sweep it.
 constexpr std::size_t kBlock = 128;
-// Row blocks per task: the rows of one task share each block of samples.
-constexpr std::size_t kRowBlocksPerTask = 4;
+// Tasks per thread (more than one, so that the threads finish together), and the most a task's
+// strip of the result may hold. Each task streams the packed blocks it needs from memory once, so
+// fewer, larger tasks move less data: one task per thread would be best but for the balance.
+constexpr std::size_t kTasksPerThread = 4;
+constexpr std::size_t kMaxStripBytes = std::size_t{8} << 20;
 
-// C[r][v] += A[s][r] * B[s][v] for the samples of one block; C is an MR x NR tile of the task's
-// rows of the padded Gram matrix (leading dimension ldc), A holds the MR rows' values at stride NR
-// (they live inside a packed panel), B is a packed panel of NR features.
+// Everything one kernel variant needs: panel width NR = W * NV, row block MR (a divisor of NR).
+// panels cover the p features (and the extra column, if any); padded = panels * nr.
+struct Layout {
+  std::size_t nr, mr, n, p, panels, padded;
+
+  // Samples in block b, and where the block starts in the packed data: blocks of kBlock samples
+  // (the last one shorter), each holding its panels one after the other.
+  std::size_t rows(std::size_t b) const noexcept { return std::min(kBlock, n - b * kBlock); }
+  std::size_t block_offset(std::size_t b) const noexcept { return b * kBlock * padded; }
+  std::size_t blocks() const noexcept { return (n + kBlock - 1) / kBlock; }
+};
+
+// The packed data: in block b, panel q, row s (a sample of the block), lane l:
+//   packed[block_offset(b) + (q * rows(b) + s) * nr + l] = x[b * kBlock + s][q * nr + l] - mu
+// (0 beyond the last feature; with an extra column, column p holds extra[sample] as given), for
+// the samples in [first_sample, end_sample).
+inline void pack(const double* x, const double* mean, const double* extra, const Layout& L, double* packed,
+                 std::size_t first_sample, std::size_t end_sample) noexcept {
+  for (std::size_t sample = first_sample; sample < end_sample; ++sample) {
+    const double* row = x + sample * L.p;
+    const std::size_t b = sample / kBlock, s = sample - b * kBlock, rows = L.rows(b);
+    double* block = packed + L.block_offset(b) + s * L.nr;
+    for (std::size_t q = 0; q < L.panels; ++q) {
+      double* out = block + q * rows * L.nr;
+      const std::size_t first = q * L.nr;
+      const std::size_t width = L.p > first ? std::min(L.nr, L.p - first) : 0;
+      if (mean)
+        for (std::size_t l = 0; l < width; ++l) out[l] = row[first + l] - mean[first + l];
+      else
+        for (std::size_t l = 0; l < width; ++l) out[l] = row[first + l];
+      for (std::size_t l = width; l < L.nr; ++l) out[l] = 0.0;
+      if (extra && first <= L.p && L.p < first + L.nr) out[L.p - first] = extra[sample];
+    }
+  }
+}
+
+// The micro-kernel: C[r][v] += A[s][r] * B[s][v] for the samples of one block, C an MR x NR tile of
+// the task's strip (leading dimension ldc), A the MR row values of each sample at stride NR (they
+// live inside a packed panel), B a packed panel of NR features. The MR x NV accumulators stay in
+// registers; each sample loads NV vectors of B and broadcasts MR values of A.
 template <int W, int MR, int NV>
 PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size_t samples, double* c,
                                      std::size_t ldc) noexcept {
@@ -53,33 +105,6 @@ PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size
     for (int v = 0; v < NV; ++v) simd::store<W>(c + r * ldc + v * W, acc[r][v]);
 }
 
-// Everything one kernel variant needs: panel width NR = W * NV, row block MR (a divisor of NR).
-// panels cover the p features (and the extra column, if any); padded = panels * nr.
-struct Layout {
-  std::size_t nr, mr, n, p, panels, padded;
-};
-
-// packed[panel][s][l] = x[s][panel * nr + l] - mu (0 beyond the last feature), for the samples
-// s in [first_sample, end_sample).
-// (With an extra column, column p holds extra[s] as given.)
-inline void pack(const double* x, const double* mean, const double* extra, const Layout& L, double* packed,
-                 std::size_t first_sample, std::size_t end_sample) noexcept {
-  for (std::size_t s = first_sample; s < end_sample; ++s) {
-    const double* row = x + s * L.p;
-    for (std::size_t q = 0; q < L.panels; ++q) {
-      double* out = packed + (q * L.n + s) * L.nr;
-      const std::size_t first = q * L.nr;
-      const std::size_t width = L.p > first ? std::min(L.nr, L.p - first) : 0;
-      if (mean)
-        for (std::size_t l = 0; l < width; ++l) out[l] = row[first + l] - mean[first + l];
-      else
-        for (std::size_t l = 0; l < width; ++l) out[l] = row[first + l];
-      for (std::size_t l = width; l < L.nr; ++l) out[l] = 0.0;
-      if (extra && first <= L.p && L.p < first + L.nr) out[L.p - first] = extra[s];
-    }
-  }
-}
-
 // Row blocks [first, last) of the upper triangle (tiles whose panel reaches the diagonal), over all
 // samples, block of samples by block of samples, into c: rows first * MR, ... of the padded matrix.
 // Returns early (c incomplete) when `token` asks to stop.
@@ -88,14 +113,15 @@ PAPERKERNELS_ALWAYS_INLINE void row_blocks(const double* packed, const Layout& L
                                            std::size_t last, double* c, const StopToken& token) noexcept {
   const std::size_t row0 = first * MR;
   constexpr std::size_t NR = static_cast<std::size_t>(W * NV);
-  for (std::size_t s0 = 0; s0 < L.n; s0 += kBlock) {
+  for (std::size_t b = 0; b < L.blocks(); ++b) {
     if (token.stop_requested()) return;
-    const std::size_t samples = std::min(kBlock, L.n - s0);
+    const std::size_t samples = L.rows(b);
+    const double* block = packed + L.block_offset(b);
     for (std::size_t rb = first; rb < last; ++rb) {
       const std::size_t i0 = rb * MR, own_panel = i0 / NR;
-      const double* a = packed + (own_panel * L.n + s0) * NR + (i0 - own_panel * NR);
+      const double* a = block + own_panel * samples * NR + (i0 - own_panel * NR);
       for (std::size_t q = own_panel; q < L.panels; ++q)
-        tile<W, MR, NV>(a, packed + (q * L.n + s0) * NR, samples, c + (i0 - row0) * L.padded + q * NR, L.padded);
+        tile<W, MR, NV>(a, block + q * samples * NR, samples, c + (i0 - row0) * L.padded + q * NR, L.padded);
     }
   }
 }
@@ -149,6 +175,31 @@ inline Layout layout_for(Isa isa, std::size_t n, std::size_t p, bool extra) noex
   return L;
 }
 
+// The row blocks of the tasks: task i has row blocks [bounds[i], bounds[i + 1]). About
+// kTasksPerThread tasks per thread of equal work (row block rb has as many tiles as panels from its
+// own to the last), one task on one thread, none with a strip above kMaxStripBytes. Only the speed
+// depends on this split: every entry is computed the same way whatever task holds it.
+inline std::vector<std::size_t> task_bounds(const Layout& L, unsigned n_threads) {
+  const std::size_t row_blocks = (L.p + L.mr - 1) / L.mr;
+  const std::size_t max_blocks = std::max<std::size_t>(1, kMaxStripBytes / (L.mr * L.padded * sizeof(double)));
+  auto tiles = [&](std::size_t rb) { return L.panels - rb * L.mr / L.nr; };
+  std::size_t total = 0;
+  for (std::size_t rb = 0; rb < row_blocks; ++rb) total += tiles(rb);
+  const std::size_t wanted = n_threads <= 1 ? 1 : kTasksPerThread * n_threads;
+  const std::size_t share = (total + wanted - 1) / wanted;
+  std::vector<std::size_t> bounds{0};
+  std::size_t work = 0;
+  for (std::size_t rb = 0; rb < row_blocks; ++rb) {
+    work += tiles(rb);
+    if (rb + 1 < row_blocks && (work >= share || rb + 1 - bounds.back() >= max_blocks)) {
+      bounds.push_back(rb + 1);
+      work = 0;
+    }
+  }
+  bounds.push_back(row_blocks);
+  return bounds;
+}
+
 }  // namespace gram_detail
 
 // gram (p x p, row-major) = X_c^T X_c with X row-major n x p and X_c = X - mean (mean == nullptr:
@@ -173,16 +224,14 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
       },
       poll);
 
-  // Tasks of kRowBlocksPerTask row blocks, each accumulating into its own zeroed strip of the
-  // padded matrix, then copying its rows of the upper triangle out. Each task writes its own rows
-  // only: the first touch of a large output's pages is spread over the tasks, all of which poll.
-  const std::size_t row_blocks_total = (p + L.mr - 1) / L.mr;
-  const std::size_t tasks = (row_blocks_total + kRowBlocksPerTask - 1) / kRowBlocksPerTask;
+  // Tasks of consecutive row blocks, each accumulating into its own zeroed strip of the padded
+  // matrix, then copying its rows of the upper triangle out. Each task writes its own rows only:
+  // the first touch of a large output's pages is spread over the tasks, all of which poll.
+  const std::vector<std::size_t> bounds = task_bounds(L, n_threads);
   parallel_for(
-      tasks, n_threads,
+      bounds.size() - 1, n_threads,
       [&](std::size_t task, const StopToken& token) {
-        const std::size_t first = task * kRowBlocksPerTask;
-        const std::size_t last = std::min(row_blocks_total, first + kRowBlocksPerTask);
+        const std::size_t first = bounds[task], last = bounds[task + 1];
         const std::size_t row0 = first * L.mr, rows = (last - first) * L.mr;
         std::unique_ptr<double[]> strip(new double[rows * L.padded]());
         simd::dispatch<RowBlocks>(isa, static_cast<const double*>(packed.get()), &L, first, last, strip.get(),

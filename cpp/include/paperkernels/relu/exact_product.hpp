@@ -57,7 +57,7 @@ class ExactProduct {
       carry = cur >> 64;
     }
     if (carry != 0) {
-      if (n_ == kMaxLimbs) throw invalid_argument("network too deep for the exact product comparison");
+      if (n_ == kMaxLimbs) fail("network too deep for the exact product comparison");
       limbs_[n_++] = static_cast<std::uint64_t>(carry);
     }
   }
@@ -84,7 +84,7 @@ class ExactProduct {
     int n = 0;
     for (int i = 0; i < x.n_; ++i) {
       const int k = i + q;
-      if (k > kMaxLimbs) throw invalid_argument("network too deep for the exact product comparison");
+      if (k > kMaxLimbs) fail("network too deep for the exact product comparison");
       s[k] |= r == 0 ? x.limbs_[i] : (x.limbs_[i] << r);
       if (r != 0 && k + 1 <= kMaxLimbs) s[k + 1] |= x.limbs_[i] >> (64 - r);
       n = std::max(n, k + 2);
@@ -110,7 +110,7 @@ struct Factors {
   double v[kMax];
   int n = 0;
   void push(double x) {
-    if (n == kMax) throw invalid_argument("network too deep for the exact product comparison");
+    if (n == kMax) fail("network too deep for the exact product comparison");
     v[n++] = x;
   }
 };

@@ -51,10 +51,9 @@ class CartesianBasis {
   CartesianBasis(int N, int H, int W, int supersample, Purpose purpose, std::size_t max_basis_bytes,
                  unsigned threads, const Poll& poll = {})
       : N_(N), H_(H), W_(W), ss_(supersample), purpose_(purpose), folded_(H == W) {
-    require(N >= 0, "N: expected a non-negative order, got " + std::to_string(N));
+    require(N >= 0, "N: expected a non-negative order, got ", N);
     require(H >= 1 && W >= 1, "grid: expected a positive height and width");
-    require(supersample >= 1 && supersample <= 16,
-            "supersample: expected an integer in [1, 16], got " + std::to_string(supersample));
+    require(supersample >= 1 && supersample <= 16, "supersample: expected an integer in [1, 16], got ", supersample);
     S_ = half_size(N);
     Checkpoint checkpoint(poll);  // the constructor runs on the thread that released the GIL
     enumerate_pixels(checkpoint);
@@ -486,7 +485,7 @@ class CartesianBasis {
       for (std::size_t g = 0; g < groups_.size(); ++g) {
         const Group& grp = groups_[g];
         if (purpose_ == Purpose::analysis) {
-          require(false, "internal: a stored analysis basis is kept in panels");
+          fail("internal: a stored analysis basis is kept in panels");
         } else {
           out[g] = grp.matrix.data() + p0 * grp.features;
           (*ld)[g] = n_pixels() * grp.features;
@@ -529,10 +528,8 @@ class CartesianBasis {
       const bool bad = inside == 0;
       for (std::size_t col = 0; bad && col < W; ++col) {
         const double v = static_cast<double>(values[col]);
-        if (!(v >= 0.0 && v <= 1.0))
-          throw invalid_argument("masks: expected values in [0, 1] (scale 0-255 images by 1/255), got " +
-                                 std::to_string(v) + " in mask " + std::to_string(b) + " at pixel (" +
-                                 std::to_string(row) + ", " + std::to_string(col) + ")");
+        require(v >= 0.0 && v <= 1.0, "masks: expected values in [0, 1] (scale 0-255 images by 1/255), got ", v,
+                " in mask ", b, " at pixel (", row, ", ", col, ")");
       }
       checkpoint.tick(W);
     }

@@ -65,9 +65,7 @@ class PolarBasis {
       std::vector<double> grid(cells);
       for (std::size_t c = 0; c < cells; ++c) {
         const double v = static_cast<double>(f[c]);
-        if (!(v >= 0.0 && v <= 1.0))
-          throw invalid_argument("masks: expected values in [0, 1], got " + std::to_string(v) + " in grid " +
-                                 std::to_string(b));
+        require(v >= 0.0 && v <= 1.0, "masks: expected values in [0, 1], got ", v, " in grid ", b);
         grid[c] = v;
       }
       checkpoint.tick(cells);

@@ -57,6 +57,19 @@ struct Options {
   double lil_epsilon = 0.01, lil_beta = 1.0, lil_lambda = 9.0;
 };
 
+// From this many arms on, the leader, the challenger and Z come from trees (see Sampler::base_cost).
+inline constexpr int kIndexedArms = 256;
+inline constexpr int kIndexedMaxArms = 1 << 29;  // keeps 2 P (P >= K, a power of two) an int
+
+// A rebuild of the cost index costs about this many search steps per arm (see Sampler::index_search).
+inline constexpr int kRebuild = 8;
+
+inline int round_up_pow2(int K) {
+  int P = 1;
+  while (P < K) P *= 2;
+  return P;
+}
+
 // TTTS re-samples the posterior at most this many times for a challenger; then it takes the TC one.
 inline constexpr int kMaxResamples = 10000;
 
@@ -130,7 +143,9 @@ class Sampler {
         two_sigma2_(2.0 * options.sigma * options.sigma),
         special_select_(opt_.uniform || opt_.tracking != Tracking::none || opt_.racing != Racing::none ||
                         opt_.leader != Leader::eb || opt_.challenger == Challenger::rs),
-        special_update_(opt_.racing == Racing::lucb1 || opt_.racing == Racing::ege) {}
+        special_update_(opt_.racing == Racing::lucb1 || opt_.racing == Racing::ege),
+        indexed_(options.K >= kIndexedArms && options.K <= kIndexedMaxArms),
+        pow2_(indexed_ ? round_up_pow2(options.K) : 1) {}
 
   int K() const noexcept { return K_; }
   std::int64_t t() const noexcept { return t_; }
@@ -153,15 +168,19 @@ class Sampler {
   int leader() {
     if (leader_ < 0) {
       if (!all_pulled()) throw invalid_argument("leader: every arm must have been pulled at least once");
-      if (!maximisers_known_) find_maximisers();
+      know_maximisers();
       leader_ = first_max_;
       if (n_max_ > 1 && opt_.tie_break == TieBreak::random) {
         std::uint64_t k = rng_.below(n_max_);
-        for (int i = first_max_;; ++i)
-          if (compare(i, first_max_) == 0 && k-- == 0) {
-            leader_ = i;
-            break;
-          }
+        if (__builtin_expect(indexed_, 0)) {
+          leader_ = tree_pick(k);
+        } else {
+          for (int i = first_max_;; ++i)
+            if (compare(i, first_max_) == 0 && k-- == 0) {
+              leader_ = i;
+              break;
+            }
+        }
       }
     }
     return leader_;
@@ -170,24 +189,36 @@ class Sampler {
   // Lowest-indexed empirical best arm; consumes no randomness.
   int first_leader() {
     if (!all_pulled()) throw invalid_argument("leader: every arm must have been pulled at least once");
-    if (!maximisers_known_) find_maximisers();
+    know_maximisers();
     return first_max_;
   }
 
   // GLR statistic Z = min_{j != B} W(B, j).
   double statistic() {
-    evaluate();
+    if (__builtin_expect(indexed_, 0)) {
+      index_statistic();
+    } else {
+      evaluate();
+    }
     return z_;
   }
 
   // TCI (or TC) challenger of the current leader, lowest index on ties.
   int challenger() {
-    evaluate();
+    if (__builtin_expect(indexed_, 0)) {
+      index_challenger();
+    } else {
+      evaluate();
+    }
     return challenger_;
   }
 
   // W(B, j) for the current leader B (0 for j == B).
   double cost(int j) {
+    if (__builtin_expect(indexed_, 0)) {
+      const int B = leader();
+      return j == B ? 0.0 : pair_cost(B, j);
+    }
     evaluate();
     return j == w_leader_ ? 0.0 : w_[j];
   }
@@ -204,12 +235,12 @@ class Sampler {
     if (!initialised()) return false;
     if (__builtin_expect(opt_.racing != Racing::none, 0)) return racing_stop();
     const bool monotone = opt_.threshold.non_decreasing();
-    if (!evaluated_) {
+    if (!(indexed_ ? statistic_known_ : evaluated_)) {
       const double bound = monotone ? c_floor_ : opt_.threshold(t_);
       const double witness = witness_cost();
       if (!(witness > bound)) return false;
     }
-    evaluate();
+    statistic();
     if (!monotone) return z_ > opt_.threshold(t_);
     if (!(z_ > c_floor_)) return false;
     const double c = opt_.threshold(t_);
@@ -893,6 +924,8 @@ class Sampler {
     maximisers_known_ = false;
     first_max_ = 0;
     n_max_ = 1;
+    tree_valid_ = index_valid_ = false;
+    statistic_known_ = challenger_known_ = false;
     dirty_ = kAllDirty;
     leader_ = -1;
     if (st.leader >= 0) {  // the cached leader must be a maximiser of the restored counts
@@ -931,6 +964,15 @@ class Sampler {
     if (N_[arm] == 1) --unpulled_;
     if (N_[arm] == opt_.min_pulls) --below_min_;
     refresh_arm(arm);
+    if (__builtin_expect(indexed_, 0)) {
+      // Many arms: the tournament tree and the cost index follow the one arm that changed.
+      indexed_update(arm);
+      leader_ = -1;
+      selection_ = -1;
+      statistic_known_ = challenger_known_ = false;
+      if (__builtin_expect(special_update_, 0)) update_special(arm, static_cast<double>(reward));
+      return;
+    }
     if (follow) {
       const int up = compare_with(arm, max_s, max_n, max_own);  // new mean of arm vs the old maximum
       const bool gain = up > 0;                                 // arm alone above the old maximum
@@ -1197,6 +1239,363 @@ class Sampler {
     }
   }
 
+
+  // ---- Many arms (K >= kIndexedArms). The leader comes from a tournament tree and the challenger
+  // and Z from a bounded index over the arms; both return exactly what the scans above return.
+
+  [[gnu::noinline]] void indexed_update(int arm) {
+    if (tree_valid_) tree_update(arm);
+    if (index_valid_ && arm != index_leader_) index_update(arm);
+  }
+
+  void know_maximisers() {
+    if (__builtin_expect(indexed_, 0)) {
+      if (!tree_valid_) tree_build();
+      first_max_ = tree_arm_[1];
+      n_max_ = tree_count_[1];
+    } else if (!maximisers_known_) {
+      find_maximisers();
+    }
+  }
+
+  // Tournament tree (heap layout, arm a at leaf P + a): node i holds the lowest index among the
+  // arms of its subtree with the largest empirical mean (-1: none) and how many of them share that
+  // mean, decided by compare(), which is exact. The root is (first_max_, n_max_) of find_maximisers().
+  void tree_merge(int i) {
+    const int l = 2 * i, r = l + 1;
+    const int la = tree_arm_[l], ra = tree_arm_[r];
+    int arm = la;
+    std::uint64_t count = tree_count_[l];
+    if (la < 0) {
+      arm = ra;
+      count = tree_count_[r];
+    } else if (ra >= 0) {
+      const int c = compare(la, ra);
+      if (c < 0) {
+        arm = ra;
+        count = tree_count_[r];
+      } else if (c == 0) {
+        count += tree_count_[r];
+      }
+    }
+    tree_arm_[i] = arm;
+    tree_count_[i] = count;
+  }
+
+  // Only once every arm has a pull (compare() orders the means of pulled arms).
+  void tree_build() {
+    const int P = pow2_;
+    tree_arm_.assign(static_cast<std::size_t>(2 * P), -1);
+    tree_count_.assign(static_cast<std::size_t>(2 * P), 0);
+    for (int a = 0; a < K_; ++a) {
+      tree_arm_[P + a] = a;
+      tree_count_[P + a] = 1;
+    }
+    for (int i = P - 1; i >= 1; --i) tree_merge(i);
+    tree_valid_ = true;
+  }
+
+  // Up from a's leaf until a node keeps its winner and count, the winner not being a (whose mean
+  // changed): the nodes above depend on nothing else that changed.
+  void tree_update(int a) {
+    for (int i = (pow2_ + a) / 2; i >= 1; i /= 2) {
+      const int arm = tree_arm_[i];
+      const std::uint64_t count = tree_count_[i];
+      tree_merge(i);
+      if (tree_arm_[i] == arm && tree_count_[i] == count && arm != a) return;
+    }
+  }
+
+  // The k-th (from 0, in index order) arm whose mean equals the largest one.
+  int tree_pick(std::uint64_t k) const {
+    const int top = tree_arm_[1];
+    int i = 1;
+    while (i < pow2_) {
+      const int l = 2 * i;
+      if (tree_arm_[l] >= 0 && compare(tree_arm_[l], top) == 0) {
+        if (k < tree_count_[l]) {
+          i = l;
+          continue;
+        }
+        k -= tree_count_[l];
+      }
+      i = l + 1;
+    }
+    return i - pow2_;
+  }
+
+  // The cost index. At its last rebuild the leader B had N_B = n0 and sums s0 (Bernoulli: successes,
+  // G0 = G(s0, n0); Gaussian: mean mu0). For every other arm j it keeps, in a segment tree over the
+  // arms, the base cost V_j = W computed with B's counts at the rebuild and j's current counts
+  // (refreshed whenever j is pulled), its penalised form V_j + log N_j (TCI), and for each subtree
+  // the smallest keys, the smallest and largest N_j and means. Pulls of B change no entry. For a
+  // leader B (B itself or a later leader whose counts contain B's base counts, see index_ready) with
+  // counts n1 = N_B, s1 and mean mu1:
+  //
+  //   W(B, j) >= V_j + C - D g_j,   g_j = N_j (mu1 - mu_j) / (n1 + N_j) >= 0,
+  //
+  // with C and D >= 0 that depend on B alone (index_bounds) and g_j bounded on a subtree from its
+  // largest N_j and smallest mean (g_j increases with N_j and decreases with mu_j). Derivation:
+  // write x = (s, n) for counts, F(x) = n log n - s log s - (n - s) log(n - s) (Bernoulli; W(B, j) =
+  // F(x_B + x_j) - F(x_B) - F(x_j)) or F(x) = s^2 / n (Gaussian, 2 sigma^2 W = F(x_B) + F(x_j) -
+  // F(x_B + x_j)), both homogeneous, F concave (Bernoulli) or convex (Gaussian), with a gradient
+  // that depends on the mean s / n only. Moving B from x0 to x1 (dx = (ds, dn)) changes W by
+  //   Bernoulli: [F(x1 + x_j) - F(x0 + x_j)] - [F(x1) - F(x0)] >= grad F(x1 + x_j) . dx - Lambda
+  //     = psi(m_j) - Lambda,  psi(m) = -ds log m - (dn - ds) log(1 - m),  Lambda = G(s1, n1) - G0,
+  //   where m_j = mu1 - g_j is the pooled mean of B and j (concavity of F); psi is convex, so
+  //   psi(m_j) >= psi(mu1) - psi'(mu1) g_j: C = psi(mu1) - Lambda, D = max(psi'(mu1), 0) with
+  //   psi'(mu1) = (dn s1 - ds n1) n1 / (s1 (n1 - s1)). (If s1 = 0 or s1 = n1, psi >= 0: C = -Lambda,
+  //   D = 0.)
+  //   Gaussian: [F(x1) - F(x0)] - [F(x1 + x_j) - F(x0 + x_j)] >= Lambda - phi(m_j), phi(m) =
+  //   2 m ds - m^2 dn (convexity of F), phi concave: phi(m_j) <= phi(mu1) - phi'(mu1) g_j, which
+  //   simplifies to C = -n0 (mu1 - mu0)^2 / (2 sigma^2), D = 2 n0 max(mu0 - mu1, 0) / (2 sigma^2).
+  // Both C and D g_j are small while N_j << n1 (light arms barely feel the leader's pulls), so the
+  // bound is tight and a search visits few subtrees. Every bound is lowered by a margin far above
+  // the rounding errors of the computed costs (Bernoulli: 2^-40 t log t against errors below
+  // 2^-46 t log t; Gaussian: 2^-40 relative against errors below 2^-48 relative), so a subtree is
+  // skipped only when every arm in it has a computed cost above the best computed cost found; the
+  // arms that are not skipped are evaluated with pair_cost() exactly as the scans do, and ties keep
+  // the lowest index. When the searches get expensive compared to a rebuild (the bounds loosen as
+  // B gathers pulls) the index is rebuilt from B's current counts.
+  double base_cost(int j) {
+    if constexpr (kind == Arms::bernoulli) {
+      const std::int64_t n = index_n0_ + N_[j], s = index_s0_ + S_[j];
+      const double g = (table_n_log_n(n) - table_n_log_n(s)) - table_n_log_n(n - s);
+      const double w = (g - index_own0_) - own_[j];
+      return w < 0.0 ? 0.0 : w;
+    } else {
+      const double d = index_own0_ - own_[j];
+      return d * d / (two_sigma2_ * (index_inv_n0_ + inv_n_[j]));
+    }
+  }
+
+  void index_leaf(int j) {
+    const std::size_t i = static_cast<std::size_t>(pow2_ + j);
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    if (j == index_leader_) {
+      index_pen_[i] = index_w_[i] = index_mu_[i] = index_low_n_[i] = inf;
+      index_n_[i] = 0.0;
+      index_high_mu_[i] = -inf;
+      return;
+    }
+    const double w = base_cost(j);
+    index_w_[i] = w;
+    index_pen_[i] = opt_.challenger == Challenger::tci ? w + log_count_[j] : w;
+    index_n_[i] = index_low_n_[i] = static_cast<double>(N_[j]);
+    index_mu_[i] = index_high_mu_[i] = mean(j);
+  }
+
+  void index_merge(int i) {
+    const std::size_t l = static_cast<std::size_t>(2 * i), r = l + 1;
+    index_pen_[i] = index_pen_[r] < index_pen_[l] ? index_pen_[r] : index_pen_[l];
+    index_w_[i] = index_w_[r] < index_w_[l] ? index_w_[r] : index_w_[l];
+    index_n_[i] = index_n_[r] > index_n_[l] ? index_n_[r] : index_n_[l];
+    index_mu_[i] = index_mu_[r] < index_mu_[l] ? index_mu_[r] : index_mu_[l];
+    index_low_n_[i] = index_low_n_[r] < index_low_n_[l] ? index_low_n_[r] : index_low_n_[l];
+    index_high_mu_[i] = index_high_mu_[r] > index_high_mu_[l] ? index_high_mu_[r] : index_high_mu_[l];
+  }
+
+  void index_build(int B) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const std::size_t size = static_cast<std::size_t>(2 * pow2_);
+    if (index_pen_.size() != size) {  // the leaves past K stay empty
+      index_pen_.assign(size, inf);
+      index_w_.assign(size, inf);
+      index_mu_.assign(size, inf);
+      index_n_.assign(size, 0.0);
+      index_low_n_.assign(size, inf);
+      index_high_mu_.assign(size, -inf);
+    }
+    index_leader_ = B;
+    index_n0_ = N_[B];
+    index_s0_ = S_[B];
+    index_own0_ = own_[B];
+    index_inv_n0_ = inv_n_[B];
+    for (int j = 0; j < K_; ++j) index_leaf(j);
+    for (int i = pow2_ - 1; i >= 1; --i) index_merge(i);
+    index_valid_ = true;
+    index_stale_ = false;
+    index_searches_ = 0;
+    index_work_ = 0;
+  }
+
+  // Up from j's leaf until a node keeps all its aggregates (then so do the nodes above).
+  void index_update(int j) {
+    index_leaf(j);
+    for (int i = (pow2_ + j) / 2; i >= 1; i /= 2) {
+      const double pen = index_pen_[i], w = index_w_[i], n = index_n_[i], mu = index_mu_[i];
+      const double low_n = index_low_n_[i], high_mu = index_high_mu_[i];
+      index_merge(i);
+      if (index_pen_[i] == pen && index_w_[i] == w && index_n_[i] == n && index_mu_[i] == mu &&
+          index_low_n_[i] == low_n && index_high_mu_[i] == high_mu)
+        return;
+    }
+  }
+
+  struct IndexBounds {
+    double C = 0.0, D = 0.0;  // W(B, j) >= V_j + C - D g_j (see base_cost)
+    double p = 0.0;           // mu1 (rounded, for the bound on g_j)
+    double n1 = 0.0;
+    double margin = 0.0;      // absolute part of the rounding margin
+  };
+
+  double log_of(std::int64_t n) { return direct() ? direct_log_[n] : log_n_(n); }
+
+  IndexBounds index_bounds(int B) {
+    IndexBounds b;
+    b.n1 = static_cast<double>(N_[B]);
+    const std::int64_t dn = N_[B] - index_n0_;
+    if constexpr (kind == Arms::bernoulli) {
+      const std::int64_t s1 = S_[B], n1 = N_[B], ds = s1 - index_s0_;
+      const double lambda = own_[B] - index_own0_;
+      double scale = (std::fabs(own_[B]) + std::fabs(index_own0_)) + static_cast<double>(dn);
+      b.C = -lambda;
+      if (dn > 0 && s1 > 0 && s1 < n1) {
+        const double log_n1 = log_of(n1);
+        const double a = static_cast<double>(ds) * (log_of(s1) - log_n1);
+        const double c = static_cast<double>(dn - ds) * (log_of(n1 - s1) - log_n1);
+        b.C = (-a - c) - lambda;
+        const __int128 num = static_cast<__int128>(dn) * s1 - static_cast<__int128>(ds) * n1;
+        b.D = (static_cast<double>(num) * b.n1) / (static_cast<double>(s1) * static_cast<double>(n1 - s1));
+        scale += std::fabs(a) + std::fabs(c);
+      }
+      b.p = static_cast<double>(s1) / b.n1;
+      // Every table value used is at most t log t <= t bits(t) ln 2.
+      const auto t = static_cast<std::uint64_t>(t_);
+      const double t_log_t = static_cast<double>(t) * (64 - __builtin_clzll(t | 1)) * 0.6931471805599453;
+      b.margin = 0x1p-40 * ((t_log_t + scale) + 1.0);
+    } else {
+      const double n0 = static_cast<double>(index_n0_);
+      const double d = own_[B] - index_own0_;
+      b.C = -(n0 * (d * d)) / two_sigma2_;
+      b.D = (2.0 * n0 * -d) / two_sigma2_;
+      b.p = own_[B];
+      b.margin = 0x1p-40 * std::fabs(b.C) + 0x1p-40 * std::numeric_limits<double>::min();
+      if (!(std::isfinite(b.C) && std::isfinite(b.D))) b.C = -std::numeric_limits<double>::infinity();
+    }
+    return b;
+  }
+
+  // Lower bound of the computed cost (key: base costs, penalised or not) of every arm of subtree i;
+  // NaN or -inf when nothing can be said.
+  double index_lower(const IndexBounds& b, const double* key, int i) const {
+    const double k = key[i];
+    if (!(k < std::numeric_limits<double>::infinity())) return -std::numeric_limits<double>::infinity();
+    // D g_j is at most D g_max (D > 0) or at most D g_min (D < 0) over the subtree, where g_max and
+    // g_min come from its largest N and smallest mean, and its smallest N and largest mean.
+    double spread = 0.0;
+    if (b.D > 0.0) {
+      const double n = index_n_[i];
+      const double gap = kind == Arms::bernoulli ? (b.p - index_mu_[i]) + 0x1p-50 : b.p - index_mu_[i];
+      spread = (b.D * ((n / (b.n1 + n)) * gap)) * (1.0 + 0x1p-40);
+    } else if (b.D < 0.0) {
+      const double n = index_low_n_[i];
+      const double gap = kind == Arms::bernoulli ? (b.p - index_high_mu_[i]) - 0x1p-50 : b.p - index_high_mu_[i];
+      const double g = ((n / (b.n1 + n)) * gap) * (1.0 - 0x1p-40);
+      spread = g > 0.0 ? b.D * g : 0.0;
+    }
+    return ((k + b.C) - spread) - (b.margin + 0x1p-40 * (k + std::fabs(spread)));
+  }
+
+  // The arm j != B of the smallest value(j) (the lowest index among equal values), and that value.
+  template <class Value>
+  int index_search(int B, const IndexBounds& b, const double* key, Value&& value, double& best) {
+    best = std::numeric_limits<double>::infinity();
+    int arm = -1;
+    if (B != index_leader_) {  // the base leader has no entry: evaluate it first
+      best = value(index_leader_);
+      arm = index_leader_;
+    }
+    int stack[96];
+    int top = 0;
+    stack[top++] = 1;
+    std::int64_t work = 0;
+    while (top > 0) {
+      const int i = stack[--top];
+      if (index_n_[i] == 0.0) continue;  // no arm in this subtree
+      ++work;
+      if (index_lower(b, key, i) > best) continue;
+      // A subtree whose arms all have the counts of the best arm so far, all at higher indices.
+      if (arm >= 0 && i < pow2_ && index_n_[i] == index_low_n_[i] && index_mu_[i] == index_high_mu_[i] &&
+          index_n_[i] == static_cast<double>(N_[arm]) && index_mu_[i] == mean(arm) && first_leaf(i) > arm)
+        continue;
+      if (i >= pow2_) {
+        const int j = i - pow2_;
+        if (j == B) continue;
+        // An arm with the counts of the best arm so far has its cost: it wins only by a lower index.
+        if (arm >= 0 && N_[j] == N_[arm] && S_[j] == S_[arm]) {
+          if (j < arm) arm = j;
+          continue;
+        }
+        const double v = value(j);
+        work += 8;
+        if (v < best || (v == best && (arm < 0 || j < arm))) {
+          best = v;
+          arm = j;
+        }
+        continue;
+      }
+      const int l = 2 * i, r = l + 1;
+      if (key[r] < key[l]) {
+        stack[top++] = l;
+        stack[top++] = r;
+      } else {
+        stack[top++] = r;
+        stack[top++] = l;
+      }
+    }
+    // Rebuild when a search costs more than the average search since the last rebuild, the
+    // rebuild included (a rebuild costs about 8 K).
+    ++index_searches_;
+    index_work_ += work;
+    if (work * index_searches_ > index_work_ + kRebuild * static_cast<std::int64_t>(K_)) index_stale_ = true;
+    return arm;
+  }
+
+  // A new leader keeps the index when its counts contain the base counts (Bernoulli: at least as
+  // many successes and as many failures; Gaussian: at least as many pulls), which is all the bounds
+  // need (dn, ds and dn - ds >= 0); its own entry is skipped and the base leader evaluated apart.
+  // Arm of the leftmost leaf under node i.
+  int first_leaf(int i) const {
+    while (i < pow2_) i *= 2;
+    return i - pow2_;
+  }
+
+  void index_ready(int B) {
+    bool keep = index_valid_ && !index_stale_;
+    if (keep && B != index_leader_) {
+      if constexpr (kind == Arms::bernoulli)
+        keep = S_[B] >= index_s0_ && N_[B] - S_[B] >= index_n0_ - index_s0_;
+      else
+        keep = N_[B] >= index_n0_;
+    }
+    if (!keep) index_build(B);
+  }
+
+  [[gnu::noinline]] void index_challenger() {
+    if (challenger_known_) return;
+    const int B = leader();
+    index_ready(B);
+    const IndexBounds b = index_bounds(B);
+    const bool penalise = opt_.challenger == Challenger::tci;
+    double best;
+    challenger_ = index_search(B, b, index_pen_.data(), [&](int j) {
+      const double w = pair_cost(B, j);
+      return penalise ? w + log_count_[j] : w;
+    }, best);
+    challenger_known_ = true;
+  }
+
+  [[gnu::noinline]] void index_statistic() {
+    if (statistic_known_) return;
+    const int B = leader();
+    index_ready(B);
+    const IndexBounds b = index_bounds(B);
+    witness_ = index_search(B, b, index_w_.data(), [&](int j) { return pair_cost(B, j); }, z_);
+    w_leader_ = B;
+    statistic_known_ = true;
+  }
+
   Options opt_;
   int K_;
   Xoshiro256 rng_;
@@ -1246,6 +1645,23 @@ class Sampler {
   bool evaluated_ = false;
   double z_ = 0.0;
   int challenger_ = -1;
+
+  // Many arms: the tournament tree and the cost index (see know_maximisers and base_cost).
+  bool indexed_;
+  int pow2_;  // leaves of both trees: the smallest power of two >= K
+  bool tree_valid_ = false;
+  std::vector<int> tree_arm_;
+  std::vector<std::uint64_t> tree_count_;
+  bool index_valid_ = false;
+  bool index_stale_ = false;
+  int index_leader_ = -1;
+  std::int64_t index_n0_ = 0;
+  Sum index_s0_ = Sum{0};
+  double index_own0_ = 0.0, index_inv_n0_ = 0.0;
+  std::vector<double> index_pen_, index_w_, index_n_, index_mu_, index_low_n_, index_high_mu_;
+  std::int64_t index_searches_ = 0, index_work_ = 0;
+  bool statistic_known_ = false;
+  bool challenger_known_ = false;
   double c_floor_ = -std::numeric_limits<double>::infinity();
 };
 
