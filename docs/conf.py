@@ -64,7 +64,6 @@ numpydoc_xref_param_type = False
 # none unknown (PR02), a Returns section for functions that return (RT01) and Examples (EX01).
 numpydoc_validation_checks = {"PR01", "PR02", "RT01", "EX01"}
 numpydoc_validation_exclude = {
-    r"^paperkernels\.cascade\b",   # its docstrings are checked by its own pages
     r"\.__init__$",
     # Result classes built by the library: their fields are documented under Attributes.
     r"^paperkernels\.greedy\.(PathCVResult|DegreesOfFreedom|BiasVariance)$",
@@ -73,6 +72,8 @@ numpydoc_validation_exclude = {
     # Constants and properties.
     r"^paperkernels\.shapes\.(MAX_ORDER|COMPAT_XSHAPEENC)$",
     r"^paperkernels\.distributed\.MAX_CHUNKS$",
+    r"^paperkernels\.cascade\.(FEATURE_MAPS|LINKS|MAX_K|MAX_ORDERINGS|MAX_STATES|MAX_TOPICS|PLANNERS|STATE_KINDS)$",
+    r"^paperkernels\.cascade\.Plan\.(cascade|value)$",  # named-tuple fields, documented on Plan
     r"^paperkernels\.shapes\.(XShapeEncoder\.S|PoseEncoder\.condition_number|PolarGrid\.shape)$",
 }
 

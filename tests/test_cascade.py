@@ -1,5 +1,6 @@
-"""paperkernels.cascade against the specification's numbers and independent references
-(tests/cascade_reference.py: dense features, Gram matrices solved from scratch, brute force)."""
+"""paperkernels.cascade against the paper's numbers (its worked example and reference simulation) and
+independent references (tests/cascade_reference.py: dense features, Gram matrices solved from scratch,
+brute force)."""
 
 import _thread
 import itertools
@@ -50,7 +51,7 @@ def reference_prob(model):
 
 
 # ---------------------------------------------------------------------------------------------
-# The specification's worked example
+# The paper's worked example
 
 
 def test_worked_example_values():
@@ -470,7 +471,7 @@ def test_simulate_interrupt():
 # Environments, catalogue, plotting
 
 
-def test_reference_environment_follows_the_specification():
+def test_reference_environment_follows_the_paper():
     env = pc.reference_environment(0)
     model = env.model
     assert (model.n_items, model.n_topics, env.K, model.n_features) == (12, 4, 3, 3)
@@ -672,3 +673,63 @@ def test_bad_tables_for_builder():
         pc.environment_from_table([[1, -1], [0, 1], [0, 1]], features, 2)
     with pytest.raises(ValueError, match="features: expected one row per item of topic_table"):
         pc.environment_from_table([[1, 0], [0, 1]], features, 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Options cross into the core as enums; the KL-UCB index is the accurate root
+
+
+def test_options_cross_into_the_core_as_enums():
+    from paperkernels import _core
+
+    for enum, names in ((_core.cascade.StateKind, pc.STATE_KINDS), (_core.cascade.FeatureMap, pc.FEATURE_MAPS),
+                        (_core.cascade.Link, pc.LINKS), (_core.cascade.Planner, pc.PLANNERS)):
+        assert tuple(enum.__members__) == names
+    assert _core.cascade.LearnerType.topic_ucb.name == "topic_ucb"
+    # A bare integer code is refused by the binding (it was cast to the enum unchecked).
+    with pytest.raises(TypeError):
+        _core.cascade.state_space(7, 3, 3, 100)
+    with pytest.raises(TypeError):
+        _core.cascade.Learner(type=9, K=2, n_topics=2, n_features=1, state=0, features=0, link=0, planner=0,
+                              lam=1.0, beta=1.0, delta=0.05, S=1.0, max_states=100, seed=0, stream=0)
+    # pybind11 builds a member from any integer: one that names no option is refused as well.
+    with pytest.raises(ValueError, match="state: expected a member of the enum, got the value 7"):
+        _core.cascade.state_space(_core.cascade.StateKind(7), 3, 3, 100)
+    with pytest.raises(ValueError, match="planner: expected one of 'exact', 'topic_dp', 'greedy', got 'brute'"):
+        pc.TopicCascadeUCB(planner="brute")
+
+
+def test_kl_ucb_index_is_the_accurate_root():
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    L, K, n = 3, 3, 2000
+    X, topics = np.eye(L), np.zeros(L, dtype=np.int64)
+    learner = pc.CascadeKLUCB(K, 1)
+    learner.select(X, topics)
+    learner.update([0, 1, 2], 0)  # item 0: one click
+    for _ in range(n - 1):
+        learner.update([0, 1, 2], None)  # every item examined, no click
+    scores = learner.scores(X, topics)
+
+    def exact(clicks, views, t):
+        mean, log_t = mpmath.mpf(clicks) / views, mpmath.log(t)
+        budget = log_t + 3 * mpmath.log(max(mpmath.mpf(1), log_t))
+
+        def excess(q):
+            kl = (1 - mean) * mpmath.log((1 - mean) / (1 - q))
+            if mean > 0:
+                kl += mean * mpmath.log(mean / q)
+            return views * kl - budget
+
+        low, high = mean, mpmath.mpf(1)
+        for _ in range(200):
+            mid = (low + high) / 2
+            low, high = (low, mid) if excess(mid) > 0 else (mid, high)
+        return low
+
+    t = n + 1
+    for item, (clicks, views) in enumerate([(1, n), (0, n - 1), (0, n - 1)]):
+        root = exact(clicks, views, t)
+        # The index solves n kl(mean, q) = log t + 3 log log t to the last bits (the naive
+        # divergence cancels near q = mean and was off by 1e-14 relative here).
+        assert abs(mpmath.mpf(float(scores[item])) - root) / root < 1e-15, item

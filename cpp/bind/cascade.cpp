@@ -20,17 +20,26 @@ using paperkernels::bind::carray;
 
 namespace {
 
-StateKind to_kind(int v) {
-  require(v >= 0 && v <= 2, "state: unknown state kind code " + std::to_string(v));
-  return static_cast<StateKind>(v);
+// The options arrive as enum members. pybind11 also lets Python build a member from any integer
+// (StateKind(7)): such a value names no option and is refused here.
+template <class Enum>
+Enum known(Enum value, Enum last, const char* name) {
+  const int v = static_cast<int>(value);
+  require(v >= 0 && v <= static_cast<int>(last), name, ": expected a member of the enum, got the value ", v);
+  return value;
 }
+StateKind known(StateKind v) { return known(v, StateKind::last, "state"); }
+FeatureMap known(FeatureMap v) { return known(v, FeatureMap::coverage, "features"); }
+Link known(Link v) { return known(v, Link::logistic, "link"); }
+Planner known(Planner v) { return known(v, Planner::brute, "method"); }
+LearnerType known(LearnerType v) { return known(v, LearnerType::random, "type"); }
 
 // Long loops run without the GIL and poll for Ctrl-C (call with the GIL held; it is released here).
-StateSpace make_space(int kind, int n_topics, int K, std::size_t max_states) {
-  const StateKind k = to_kind(kind);
+StateSpace make_space(StateKind kind, int n_topics, int K, std::size_t max_states) {
+  known(kind);
   py::gil_scoped_release release;
   Interrupt stop(bind::python_signal_poll());
-  return StateSpace(k, n_topics, K, max_states, &stop);
+  return StateSpace(kind, n_topics, K, max_states, &stop);
 }
 
 template <class T>
@@ -42,37 +51,47 @@ carray<T> to_array(const std::vector<T>& v) {
 
 template <class T>
 std::vector<T> from_array(const py::dict& d, const char* key) {
-  require(d.contains(key), std::string("state: missing entry '") + key + "'");
+  require(d.contains(key), "state: missing entry '", key, "'");
   const auto a = d[key].cast<carray<T>>();
-  require(a.ndim() == 1, std::string("state: entry '") + key + "' must be a 1-d array");
+  require(a.ndim() == 1, "state: entry '", key, "' must be a 1-d array");
   return std::vector<T>(a.data(), a.data() + a.size());
 }
 
 void check_topics(const carray<std::int64_t>& topics, int m) {
   const std::int64_t* t = topics.data();
   for (py::ssize_t i = 0; i < topics.size(); ++i)
-    require(t[i] >= 0 && t[i] < m, "topics: expected values in [0, " + std::to_string(m) + "), got " +
-                                       std::to_string(t[i]) + " at index " + std::to_string(i));
+    require(t[i] >= 0 && t[i] < m, "topics: expected values in [0, ", m, "), got ", t[i], " at index ", i);
 }
 
 ItemsView items_view(const carray<double>& X, const carray<std::int64_t>& topics, int m) {
   bind::require_ndim(X, 2, "X");
   bind::require_ndim(topics, 1, "topics");
-  require(X.shape(0) == topics.shape(0), "X, topics: expected one topic per item, got " + std::to_string(X.shape(0)) +
-                                             " items and " + std::to_string(topics.shape(0)) + " topics");
+  require(X.shape(0) == topics.shape(0), "X, topics: expected one topic per item, got ", X.shape(0), " items and ",
+          topics.shape(0), " topics");
   check_topics(topics, m);
   return {X.data(), topics.data(), static_cast<std::size_t>(X.shape(0)), static_cast<int>(X.shape(1))};
 }
 
 void check_cascade(const carray<std::int32_t>& cascade, std::size_t L, int K) {
   bind::require_ndim(cascade, 1, "cascade");
-  require(cascade.shape(0) == K, "cascade: expected " + std::to_string(K) + " items, got " + std::to_string(cascade.shape(0)));
+  require(cascade.shape(0) == K, "cascade: expected ", K, " items, got ", cascade.shape(0));
   const std::int32_t* c = cascade.data();
   for (int k = 0; k < K; ++k) {
-    require(c[k] >= 0 && static_cast<std::size_t>(c[k]) < L,
-            "cascade: expected item indices in [0, " + std::to_string(L) + "), got " + std::to_string(c[k]));
-    for (int j = 0; j < k; ++j) require(c[j] != c[k], "cascade: item " + std::to_string(c[k]) + " appears twice");
+    require(c[k] >= 0 && static_cast<std::size_t>(c[k]) < L, "cascade: expected item indices in [0, ", L, "), got ",
+            c[k]);
+    for (int j = 0; j < k; ++j) require(c[j] != c[k], "cascade: item ", c[k], " appears twice");
   }
+}
+
+// The planners that read ranked lists (every planner but the brute-force oracle).
+PlanResult plan_lists(Planner method, const StateSpace& space, TopLists& lists, Interrupt* stop) {
+  switch (method) {
+    case Planner::exact: return ExactSearch().run(space, lists, stop);
+    case Planner::topic_dp: return TopicDP().run(space, lists, stop);
+    case Planner::greedy: return plan_greedy(space, lists, stop);
+    case Planner::brute: break;
+  }
+  fail("method: 'brute' plans on click tables");
 }
 
 py::dict plan_to_dict(const PlanResult& r) {
@@ -115,8 +134,8 @@ class PyLearner {
               int first_click) {
     const ItemsView items = items_view(X, topics, config_.n_topics);
     check_cascade(cascade, items.L, config_.K);
-    require(first_click >= -1 && first_click < config_.K,
-            "first_click: expected a position in [0, " + std::to_string(config_.K) + ") or None, got " + std::to_string(first_click));
+    require(first_click >= -1 && first_click < config_.K, "first_click: expected a position in [0, ", config_.K,
+            ") or None, got ", first_click);
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
     impl_->update(items, cascade.data(), first_click);
@@ -149,7 +168,7 @@ class PyLearner {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto* lin = dynamic_cast<LinUCB*>(impl_.get())) {
-      require(items.dx == config_.n_features, "X: expected " + std::to_string(config_.n_features) + " features per item");
+      require(items.dx == config_.n_features, "X: expected ", config_.n_features, " features per item");
       lin->scores(items, scores);
     } else if (auto* item = dynamic_cast<ItemUCB*>(impl_.get())) {
       require(item->clicks().empty() || item->clicks().size() == items.L, "X: wrong number of items for this learner");
@@ -241,7 +260,7 @@ class PyLearner {
   void import_state(const py::dict& d) {
     LearnerState st;
     auto number = [&](const char* key) {
-      require(d.contains(key), std::string("state: missing entry '") + key + "'");
+      require(d.contains(key), "state: missing entry '", key, "'");
       return d[key];
     };
     st.rounds = number("rounds").cast<std::int64_t>();
@@ -273,9 +292,32 @@ class PyLearner {
 }  // namespace
 
 void bind_cascade(py::module_& m) {
+  // The options cross as these enums: the Python layer validates the user's strings and passes members.
+  py::enum_<StateKind>(m, "StateKind", "What a state remembers of the topics shown above.")
+      .value("set", StateKind::set)
+      .value("count", StateKind::count)
+      .value("last", StateKind::last);
+  py::enum_<FeatureMap>(m, "FeatureMap", "The topic block of the feature map phi(i, s).")
+      .value("transition", FeatureMap::transition)
+      .value("coverage", FeatureMap::coverage);
+  py::enum_<Link>(m, "Link", "The link from phi^T theta to a click probability.")
+      .value("linear", Link::linear)
+      .value("logistic", Link::logistic);
+  py::enum_<Planner>(m, "Planner", "How a cascade is planned on click probabilities.")
+      .value("exact", Planner::exact)
+      .value("topic_dp", Planner::topic_dp)
+      .value("greedy", Planner::greedy)
+      .value("brute", Planner::brute);
+  py::enum_<LearnerType>(m, "LearnerType", "The bandit learners.")
+      .value("topic_ucb", LearnerType::topic_ucb)
+      .value("lin_ucb", LearnerType::lin_ucb)
+      .value("ucb1", LearnerType::ucb1)
+      .value("kl_ucb", LearnerType::kl_ucb)
+      .value("random", LearnerType::random);
+
   m.def(
       "state_space",
-      [](int kind, int n_topics, int K, std::size_t max_states) {
+      [](StateKind kind, int n_topics, int K, std::size_t max_states) {
         const StateSpace space = make_space(kind, n_topics, K, max_states);
         const int S = space.size();
         carray<std::int64_t> vectors({S, n_topics});
@@ -313,19 +355,19 @@ void bind_cascade(py::module_& m) {
 
   m.def(
       "click_table",
-      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta, int features,
-         int link, int kind, int n_topics, int K, std::size_t max_states) {
+      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta,
+         FeatureMap features, Link link, StateKind kind, int n_topics, int K, std::size_t max_states) {
         const ItemsView items = items_view(X, topics, n_topics);
-        const FeatureLayout layout{static_cast<FeatureMap>(features), items.dx, n_topics};
-        require(theta.ndim() == 1 && theta.shape(0) == layout.dim(),
-                "theta: expected " + std::to_string(layout.dim()) + " parameters");
+        const FeatureLayout layout{known(features), items.dx, n_topics};
+        require(theta.ndim() == 1 && theta.shape(0) == layout.dim(), "theta: expected ", layout.dim(), " parameters");
+        known(link);
         const StateSpace space = make_space(kind, n_topics, K, max_states);
         carray<double> out({static_cast<py::ssize_t>(items.L), static_cast<py::ssize_t>(space.size())});
         double* data = out.mutable_data();
         {
           py::gil_scoped_release release;
           Interrupt stop(bind::python_signal_poll());
-          click_table(items.X, items.topics, items.L, theta.data(), layout, static_cast<Link>(link), space, data, &stop);
+          click_table(items.X, items.topics, items.L, theta.data(), layout, link, space, data, &stop);
         }
         return out;
       },
@@ -335,8 +377,9 @@ void bind_cascade(py::module_& m) {
 
   m.def(
       "plan_table",
-      [](const carray<double>& P, const carray<std::int64_t>& topics, int kind, int n_topics, int K, int method,
-         double max_orderings, std::size_t max_states) {
+      [](const carray<double>& P, const carray<std::int64_t>& topics, StateKind kind, int n_topics, int K,
+         Planner method, double max_orderings, std::size_t max_states) {
+        known(method);
         bind::require_ndim(P, 2, "probabilities");
         bind::require_ndim(topics, 1, "topics");
         check_topics(topics, n_topics);
@@ -344,24 +387,19 @@ void bind_cascade(py::module_& m) {
         require(topics.shape(0) == P.shape(0), "topics: expected one topic per row of the click table");
         require(static_cast<std::size_t>(K) <= L, "K: expected K <= the number of items");
         const StateSpace space = make_space(kind, n_topics, K, max_states);
-        require(P.shape(1) >= space.size(), "probabilities: expected at least " + std::to_string(space.size()) +
-                                                " state columns for K = " + std::to_string(K));
+        require(P.shape(1) >= space.size(), "probabilities: expected at least ", space.size(),
+                " state columns for K = ", K);
         const auto stride = static_cast<std::size_t>(P.shape(1));
         PlanResult result;
         {
           py::gil_scoped_release release;
           Interrupt stop(bind::python_signal_poll());
-          if (static_cast<Planner>(method) == Planner::brute) {
+          if (method == Planner::brute) {
             result = plan_brute(P.data(), stride, L, topics.data(), space, max_orderings, &stop);
           } else {
             TopLists lists;
             top_lists_from_table(P.data(), stride, topics.data(), L, space, lists, &stop);
-            switch (static_cast<Planner>(method)) {
-              case Planner::exact: result = ExactSearch().run(space, lists, &stop); break;
-              case Planner::topic_dp: result = TopicDP().run(space, lists, &stop); break;
-              case Planner::greedy: result = plan_greedy(space, lists, &stop); break;
-              default: throw invalid_argument("method: unknown planner code");
-            }
+            result = plan_lists(method, space, lists, &stop);
           }
         }
         return plan_to_dict(result);
@@ -372,12 +410,13 @@ void bind_cascade(py::module_& m) {
 
   m.def(
       "plan_model",
-      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta, int features,
-         int link, int kind, int n_topics, int K, int method, std::size_t max_states) {
+      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta,
+         FeatureMap features, Link link, StateKind kind, int n_topics, int K, Planner method, std::size_t max_states) {
+        require(known(method) != Planner::brute, "method: 'brute' plans on click tables");
+        known(link);
         const ItemsView items = items_view(X, topics, n_topics);
-        const FeatureLayout layout{static_cast<FeatureMap>(features), items.dx, n_topics};
-        require(theta.ndim() == 1 && theta.shape(0) == layout.dim(),
-                "theta: expected " + std::to_string(layout.dim()) + " parameters");
+        const FeatureLayout layout{known(features), items.dx, n_topics};
+        require(theta.ndim() == 1 && theta.shape(0) == layout.dim(), "theta: expected ", layout.dim(), " parameters");
         require(static_cast<std::size_t>(K) <= items.L, "K: expected K <= the number of items");
         const StateSpace space = make_space(kind, n_topics, K, max_states);
         PlanResult result;
@@ -385,14 +424,8 @@ void bind_cascade(py::module_& m) {
           py::gil_scoped_release release;
           Interrupt stop(bind::python_signal_poll());
           TopLists lists;
-          top_lists_from_model(items.X, items.topics, items.L, theta.data(), layout, static_cast<Link>(link), space, lists,
-                               &stop);
-          switch (static_cast<Planner>(method)) {
-            case Planner::exact: result = ExactSearch().run(space, lists, &stop); break;
-            case Planner::topic_dp: result = TopicDP().run(space, lists, &stop); break;
-            case Planner::greedy: result = plan_greedy(space, lists, &stop); break;
-            default: throw invalid_argument("method: 'brute' plans on click tables");
-          }
+          top_lists_from_model(items.X, items.topics, items.L, theta.data(), layout, link, space, lists, &stop);
+          result = plan_lists(method, space, lists, &stop);
         }
         return plan_to_dict(result);
       },
@@ -401,18 +434,20 @@ void bind_cascade(py::module_& m) {
       "Plans on a model without its click table (items rank by x^T theta_x within a topic in every state).");
 
   py::class_<PyLearner>(m, "Learner")
-      .def(py::init([](int type, int K, int n_topics, int n_features, int state, int features, int link, int planner,
-                       double lam, double beta, double delta, double S, std::size_t max_states, std::uint64_t seed,
-                       std::uint64_t stream) {
+      .def(py::init([](LearnerType type, int K, int n_topics, int n_features, StateKind state, FeatureMap features,
+                       Link link, Planner planner, double lam, double beta, double delta, double S,
+                       std::size_t max_states, std::uint64_t seed, std::uint64_t stream) {
+             require(type != LearnerType::topic_ucb || planner != Planner::brute,
+                     "planner: 'brute' is a test oracle for click tables, not a learner planner");
              LearnerConfig cfg;
-             cfg.type = static_cast<LearnerType>(type);
+             cfg.type = known(type);
              cfg.K = K;
              cfg.n_topics = n_topics;
              cfg.n_features = n_features;
-             cfg.state = to_kind(state);
-             cfg.features = static_cast<FeatureMap>(features);
-             cfg.link = static_cast<Link>(link);
-             cfg.planner = static_cast<Planner>(planner);
+             cfg.state = known(state);
+             cfg.features = known(features);
+             cfg.link = known(link);
+             cfg.planner = known(planner);
              cfg.lam = lam;
              cfg.beta = beta;
              cfg.delta = delta;
@@ -434,7 +469,7 @@ void bind_cascade(py::module_& m) {
 
   m.def(
       "simulate",
-      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& P, int kind, int n_topics,
+      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& P, StateKind kind, int n_topics,
          int K, double optimal_value, const py::list& learners, std::int64_t T, std::int64_t n_runs,
          std::uint64_t seed, unsigned n_threads, bool record, std::size_t max_states, std::int64_t first_run) {
         const ItemsView items = items_view(X, topics, n_topics);

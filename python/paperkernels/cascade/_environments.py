@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import os
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -20,10 +20,27 @@ _DATA = os.path.join(os.path.dirname(__file__), "data")
 
 
 def worked_example() -> CascadeEnvironment:
-    """The specification's worked example: L = 6, m = 3, K = 3, linear link, "set" states.
+    """The worked example of the topic-order cascading bandit: L = 6, m = 3, K = 3.
 
-    ``p(i | s) = x_i^T theta_x + sum_{c' in s} Gamma[tau(i), c']``; the optimal value is 0.754615
-    with cascade (0, 2, 4) or (0, 4, 2).
+    The example of the model section of the paper on cascading bandits with topic-order-dependent
+    click probabilities (NeurIPS 2026): topics ``tau = [0, 0, 1, 1, 2, 2]``, linear link, "set"
+    states, ``p(i | s) = x_i^T theta_x + sum_{c' in s} Gamma[tau(i), c']``. The optimal value is
+    0.754615 with cascade (0, 2, 4) or (0, 4, 2); the reversed cascade (4, 2, 0) gives 0.618905
+    and the top three items by ``p(i | {})`` give 0.608245.
+
+    Returns
+    -------
+    CascadeEnvironment
+        The model and K = 3.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import worked_example
+    >>> env = worked_example()
+    >>> env
+    CascadeEnvironment(model=TopicCascadeModel(L=6, d_x=2, m=3, link='linear', features='transition', state='set'), K=3, name='worked example', item_names=None, topic_names=None)
+    >>> round(env.optimal.value, 6)
+    0.754615
     """
     X = np.array([[1.0, 0.0], [0.8, 0.2], [0.2, 0.9], [0.6, 0.3], [0.1, 0.6], [0.3, 0.3]])
     topics = np.array([0, 0, 1, 1, 2, 2])
@@ -33,7 +50,7 @@ def worked_example() -> CascadeEnvironment:
 
 
 def _uniforms(seed: int, stream: int, shape: Tuple[int, ...]) -> np.ndarray:
-    return _core.common.random_uniform(seed, stream, int(np.prod(shape))).reshape(shape)
+    return cast(np.ndarray, _core.common.random_uniform(seed, stream, int(np.prod(shape))).reshape(shape))
 
 
 def _default_gamma(seed: int, m: int) -> np.ndarray:
@@ -48,19 +65,52 @@ def _default_theta_x(seed: int, d_x: int) -> np.ndarray:
 
 def _normalise_rows(X: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(X, axis=1, keepdims=True)
-    return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
+    return cast(np.ndarray, np.divide(X, norms, out=np.zeros_like(X), where=norms > 0))
 
 
 def reference_environment(
     seed: SeedLike = 0, *, n_items: int = 12, n_topics: int = 4, K: int = 3, n_features: int = 3
 ) -> CascadeEnvironment:
-    """The specification's reference simulation environment.
+    """The reference simulation environment of the topic-order cascading bandit.
 
-    L = 12 items with topic ``i mod 4``, K = 3, ``x_i ~ U[0, 1]^3`` normalised to unit length,
-    ``theta_x ~ U(0.2, 0.4)``, ``Gamma`` off-diagonal ``~ U(-0.05, 0.15)`` and diagonal -0.10,
-    linear link, "transition" features, "set" states. The draws use the package's own generator
-    (streams 0, 1, 2 of ``seed``), so an environment is the same on every platform.
-    ``n_items``, ``n_topics``, ``K`` and ``n_features`` change the sizes (topic ``i mod n_topics``).
+    The simulation of the paper on cascading bandits with topic-order-dependent click
+    probabilities (NeurIPS 2026, section "Reference simulation"): L = 12 items with topic
+    ``i mod 4``, K = 3, ``x_i ~ U[0, 1]^3`` normalised to unit length, ``theta_x ~ U(0.2, 0.4)``,
+    ``Gamma`` off-diagonal ``~ U(-0.05, 0.15)`` and diagonal -0.10, linear link, "transition"
+    features, "set" states. The draws use the package's own generator (streams 0, 1, 2 of
+    ``seed``), so an environment is the same on every platform.
+
+    Parameters
+    ----------
+    seed : None, int or numpy.random.Generator
+        Seed of the draws.
+    n_items : int
+        Number of items L (topic ``i mod n_topics``).
+    n_topics : int
+        Number of topics m.
+    K : int
+        Cascade length.
+    n_features : int
+        Number of item features d_x.
+
+    Returns
+    -------
+    CascadeEnvironment
+        The drawn model and K.
+
+    Raises
+    ------
+    ValueError
+        For sizes out of range or above ``paperkernels.limits.max_result_bytes``.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import reference_environment
+    >>> env = reference_environment(0)
+    >>> env.model
+    TopicCascadeModel(L=12, d_x=3, m=4, link='linear', features='transition', state='set')
+    >>> env.model.topics[:6].tolist()
+    [0, 1, 2, 3, 0, 1]
     """
     seed = as_seed(seed)
     n_items = as_int(n_items, "n_items", low=1)
@@ -113,8 +163,44 @@ def environment_from_table(
         the item's topics (ties: the first column), which keeps small topics populated.
     normalize : bool
         Scale feature rows to unit length (the default parameter ranges assume it).
-    feature_map, link, state : str
+    seed : None, int or numpy.random.Generator
+        Seed of the default parameters.
+    feature_map : {"transition", "coverage"}
+        As ``features`` in :class:`TopicCascadeModel`.
+    link : {"linear", "logistic"}
         As in :class:`TopicCascadeModel`.
+    state : {"set", "count", "last"}
+        As in :class:`TopicCascadeModel`.
+    item_names : sequence of str, optional
+        Labels of the items, for reports.
+    topic_names : sequence of str, optional
+        Labels of the topics (the table's columns), for reports.
+    name : str
+        Name of the environment.
+
+    Returns
+    -------
+    CascadeEnvironment
+        The model built from the table and the features, and K.
+
+    Raises
+    ------
+    ValueError
+        For tables or features of the wrong shape, negative weights, an item without topic, an
+        unknown option, parameters of the wrong shape or a bad ``K``.
+
+    Examples
+    --------
+    Three items, two genres: the second item has both and goes to the rarer one with
+    ``assign="rarest"``.
+
+    >>> from paperkernels.cascade import environment_from_table
+    >>> table = [[1, 0], [1, 1], [1, 0]]
+    >>> features = [[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]]
+    >>> environment_from_table(table, features, 2).model.topics.tolist()
+    [0, 0, 0]
+    >>> environment_from_table(table, features, 2, assign="rarest").model.topics.tolist()
+    [0, 1, 0]
     """
     table = as_array(topic_table, "topic_table", ndim=2, low=0.0)
     X = as_array(features, "features", ndim=2)
@@ -153,7 +239,28 @@ def environment_from_table(
 
 @dataclass(frozen=True)
 class Catalogue:
-    """Items with genres and numeric features, as read by :func:`read_catalogue`."""
+    """Items with genres and numeric features, as read by :func:`read_catalogue`.
+
+    Parameters
+    ----------
+    titles : tuple of str
+        Item titles.
+    topic_names : tuple of str
+        Genre names, the columns of ``topic_table``.
+    topic_table : array of shape (L, m)
+        1 where an item has a genre, 0 elsewhere.
+    features : array of shape (L, d_x)
+        Numeric features of the items.
+    feature_names : tuple of str
+        Names of the feature columns.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import toy_catalogue
+    >>> catalogue = toy_catalogue()
+    >>> len(catalogue.titles), catalogue.topic_names
+    (24, ('Drama', 'Documentary', 'Comedy', 'Animation', 'Action'))
+    """
 
     titles: Tuple[str, ...]
     topic_names: Tuple[str, ...]
@@ -162,7 +269,33 @@ class Catalogue:
     feature_names: Tuple[str, ...]
 
     def environment(self, K: int, **kwargs: Any) -> CascadeEnvironment:
-        """:func:`environment_from_table` on this catalogue."""
+        """An environment from this catalogue, by :func:`environment_from_table`.
+
+        Parameters
+        ----------
+        K : int
+            Cascade length.
+        **kwargs
+            Further arguments of :func:`environment_from_table` (item and topic names default
+            to the catalogue's titles and genres).
+
+        Returns
+        -------
+        CascadeEnvironment
+            The environment.
+
+        Raises
+        ------
+        ValueError
+            As :func:`environment_from_table`.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import toy_catalogue
+        >>> env = toy_catalogue().environment(3, assign="rarest", seed=1)
+        >>> env.K, env.topic_names[0]
+        (3, 'Drama')
+        """
         kwargs.setdefault("item_names", self.titles)
         kwargs.setdefault("topic_names", self.topic_names)
         return environment_from_table(self.topic_table, self.features, K, **kwargs)
@@ -173,9 +306,43 @@ def read_catalogue(
 ) -> Catalogue:
     """Read a CSV of items: a title, pipe-separated genres (MovieLens style) and numeric features.
 
-    Lines starting with ``#`` are comments. ``feature_columns`` defaults to every column other
-    than the title, the genres and a column named ``item`` or ``movieId``. Genres become topics in
-    order of first appearance; ``(no genres listed)`` counts as no genre.
+    Lines starting with ``#`` are comments. Genres become topics in order of first appearance;
+    ``(no genres listed)`` counts as no genre.
+
+    Parameters
+    ----------
+    path : str
+        The CSV file (UTF-8, with a header row).
+    title_column : str
+        Column of the titles.
+    genre_column : str
+        Column of the pipe-separated genres.
+    feature_columns : sequence of str, optional
+        Numeric columns to read; default: every column other than the title, the genres and a
+        column named ``item`` or ``movieId``.
+
+    Returns
+    -------
+    Catalogue
+        Titles, genres as a 0/1 item x topic table, and the features.
+
+    Raises
+    ------
+    ValueError
+        For a file without header or items, missing columns, or non-numeric features.
+    OSError
+        If the file cannot be read.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from paperkernels.cascade import read_catalogue
+    >>> path = os.path.join(tempfile.mkdtemp(), "items.csv")
+    >>> with open(path, "w", encoding="utf-8") as handle:
+    ...     _ = handle.write("title,genres,year\\nA,Drama|Comedy,1.0\\nB,Comedy,2.0\\n")
+    >>> catalogue = read_catalogue(path)
+    >>> catalogue.topic_names, catalogue.topic_table.tolist()
+    (('Drama', 'Comedy'), [[1.0, 1.0], [0.0, 1.0]])
     """
     with open(path, newline="", encoding="utf-8") as handle:
         rows = [r for r in csv.reader(line for line in handle if not line.startswith("#"))]
@@ -194,7 +361,7 @@ def read_catalogue(
         raise ValueError(f"path: {path} holds no items")
     ti, gi = header.index(title_column), header.index(genre_column)
     fi = [header.index(c) for c in feature_columns]
-    topic_names: list = []
+    topic_names: List[str] = []
     genre_lists = []
     for row in body:
         genres = [g for g in row[gi].split("|") if g and g != "(no genres listed)"]
@@ -220,5 +387,17 @@ def read_catalogue(
 
 
 def toy_catalogue() -> Catalogue:
-    """A tiny synthetic catalogue shipped with the package (24 items, 5 genres, 3 features)."""
+    """A tiny synthetic catalogue shipped with the package (24 items, 5 genres, 3 features).
+
+    Returns
+    -------
+    Catalogue
+        The catalogue read from the package's ``data/catalogue.csv``.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import toy_catalogue
+    >>> toy_catalogue().features.shape
+    (24, 3)
+    """
     return read_catalogue(os.path.join(_DATA, "catalogue.csv"))

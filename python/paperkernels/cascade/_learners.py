@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple, cast
 
 import numpy as np
 
@@ -11,9 +11,9 @@ from .. import _core
 from .._seed import SeedLike, as_seed
 from .._validation import aligned, as_array, as_choice, as_float, as_int
 from ._model import (
-    _FEATURE_CODE,
-    _KIND_CODE,
-    _LINK_CODE,
+    _FEATURE_MAP,
+    _LINK,
+    _STATE_KIND,
     FEATURE_MAPS,
     LINKS,
     MAX_STATES,
@@ -23,9 +23,10 @@ from ._model import (
     check_n_topics,
     count_states,
 )
-from ._planning import _PLANNER_CODE
+from ._planning import _PLANNER
 
-_TYPE_CODE = {"topic_ucb": 0, "lin_ucb": 1, "ucb1": 2, "kl_ucb": 3, "random": 4}
+LEARNER_TYPES = ("topic_ucb", "lin_ucb", "ucb1", "kl_ucb", "random")
+_LEARNER_TYPE = {name: _core.cascade.LearnerType.__members__[name] for name in LEARNER_TYPES}
 LEARNER_PLANNERS = ("exact", "topic_dp", "greedy")
 
 
@@ -44,17 +45,49 @@ class CascadeLearner:
     Pickling: learners pickle and copy (``copy.copy`` and ``copy.deepcopy`` give independent
     learners) before and after their first ``select``; a restored learner continues exactly as
     the original would (same cascades, same statistics, same random draws).
+
+    Parameters
+    ----------
+    K : int or None
+        Cascade length.
+    n_topics : int or None
+        Number of topics m.
+    n_features : int or None
+        Number of item features d_x (default: read from the first ``X``).
+    state : {"set", "count", "last"}
+        State kind, which bounds ``n_topics`` and ``K``.
+
+    Raises
+    ------
+    ValueError
+        For dimensions out of range.
+
+    Examples
+    --------
+    Every learner steps the same way: ``select`` a cascade, show it, ``update`` with the position
+    of the first click (None: no click).
+
+    >>> from paperkernels.cascade import CascadeUCB1, worked_example
+    >>> model = worked_example().model
+    >>> learner = CascadeUCB1(3, model.n_topics)
+    >>> cascade = learner.select(model.X, model.topics)
+    >>> cascade.tolist()                  # items never examined come first
+    [0, 1, 2]
+    >>> learner.update(cascade, first_click=1)
+    >>> learner.rounds
+    1
     """
 
     _type = ""
     _uses_features = True
+    state = "set"  # the state kind (the topic-aware learner sets its own)
 
     def __init__(self, K: Optional[int], n_topics: Optional[int], n_features: Optional[int], state: str = "set") -> None:
         self.K = None if K is None else check_K(K, state=state)
         self.n_topics = None if n_topics is None else check_n_topics(n_topics, state)
         self.n_features = None if n_features is None else as_int(n_features, "n_features", low=1)
-        self._cpp: Optional[Any] = None
-        self._last: Optional[tuple] = None
+        self._cpp: Any = None  # the C++ learner, made by the first select() (or simulate)
+        self._last: Optional[Tuple[np.ndarray, np.ndarray]] = None
         self._seed = 0
         self._lock = threading.RLock()
 
@@ -70,16 +103,25 @@ class CascadeLearner:
         saved = state.pop("_cpp", None)
         self.__dict__.update(state)
         if self._last is not None:  # arrays unpickled from out-of-band buffers may be misaligned
-            self._last = tuple(aligned(a) for a in self._last)
+            X, t = self._last
+            self._last = (aligned(X), aligned(t))
         self._lock = threading.RLock()
         self._cpp = None
         if saved is not None:
-            cpp = self._make(self.K, self.n_topics, self.n_features, self._seed, 0)
+            cpp = self._make(cast(int, self.K), cast(int, self.n_topics), cast(int, self.n_features), self._seed, 0)
             cpp.import_state(saved)
             self._cpp = cpp
 
     @property
     def name(self) -> str:
+        """The learner's label in simulation results.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import CascadeKLUCB, TopicCascadeUCB
+        >>> CascadeKLUCB().name, TopicCascadeUCB(planner="greedy").name
+        ('CascadeKLUCB', 'TopicCascadeUCB(greedy)')
+        """
         return type(self).__name__
 
     def __repr__(self) -> str:
@@ -91,13 +133,16 @@ class CascadeLearner:
 
     def _options(self) -> Dict[str, Any]:
         """Configuration beyond the dimensions, as keyword arguments of _core.cascade.Learner."""
-        return dict(state=0, features=0, link=0, planner=0, lam=1.0, beta=float("nan"), delta=0.05, S=1.0)
+        return dict(
+            state=_STATE_KIND["set"], features=_FEATURE_MAP["transition"], link=_LINK["linear"],
+            planner=_PLANNER["exact"], lam=1.0, beta=float("nan"), delta=0.05, S=1.0,
+        )
 
     def _make(self, K: int, n_topics: int, n_features: int, seed: int = 0, stream: int = 0) -> Any:
         if self._type == "topic_ucb":
             count_states(self.state, n_topics, K, MAX_STATES)  # refuses oversized spaces at once
         return _core.cascade.Learner(
-            type=_TYPE_CODE[self._type], K=K, n_topics=n_topics, n_features=n_features,
+            type=_LEARNER_TYPE[self._type], K=K, n_topics=n_topics, n_features=n_features,
             max_states=MAX_STATES, seed=seed, stream=stream, **self._options(),
         )
 
@@ -111,7 +156,7 @@ class CascadeLearner:
                 raise ValueError(f"learners: {self.name} was created with {name} = {mine}, the environment has {theirs}")
         return self._make(K, n_topics, n_features)
 
-    def _items(self, X: Any, topics: Any) -> tuple:
+    def _items(self, X: Any, topics: Any) -> Tuple[np.ndarray, np.ndarray]:
         if self.K is None or self.n_topics is None:
             raise ValueError(f"{self.name}: pass K and n_topics when creating the learner to call select()")
         X = as_array(X, "X", ndim=2)
@@ -138,14 +183,29 @@ class CascadeLearner:
         X : array of shape (L, d_x)
             Features of the items available this round (may change from round to round).
         topics : int array of shape (L,)
+            Topic of each item, in ``[0, n_topics)``.
 
         Returns
         -------
-        numpy.ndarray of K distinct item indices, top position first.
+        numpy.ndarray
+            K distinct item indices (int64), top position first.
+
+        Raises
+        ------
+        ValueError
+            If the learner was created without ``K`` or ``n_topics``, for fewer than K items,
+            topics out of range, or a feature count other than the learner's.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import CascadeLinUCB, worked_example
+        >>> model = worked_example().model
+        >>> CascadeLinUCB(3, model.n_topics, beta=1.0).select(model.X, model.topics).tolist()
+        [0, 2, 1]
         """
         with self._lock:
             X, t = self._items(X, topics)
-            cascade = self._cpp.select(X, t).astype(np.int64)
+            cascade: np.ndarray = self._cpp.select(X, t).astype(np.int64)
             self._last = (X, t)
         return cascade
 
@@ -168,6 +228,15 @@ class CascadeLearner:
             For a cascade that is not K distinct items of the round, a bad ``first_click``, or
             features so large that the estimate would overflow (``X``). A refused update changes
             nothing.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import CascadeKLUCB, worked_example
+        >>> model = worked_example().model
+        >>> learner = CascadeKLUCB(3, model.n_topics)
+        >>> learner.update(learner.select(model.X, model.topics), first_click=0)
+        >>> learner.scores(model.X, model.topics)[:2].tolist()  # item 0 clicked, item 1 not examined
+        [1.0, inf]
         """
         with self._lock:
             if X is None and topics is None:
@@ -182,12 +251,24 @@ class CascadeLearner:
             if first_click is None:
                 position = -1
             else:
-                position = as_int(first_click, "first_click", low=-1, high=self.K - 1)
+                position = as_int(first_click, "first_click", low=-1, high=cast(int, self.K) - 1)
             self._cpp.update(X, t, c, position)
 
     @property
     def rounds(self) -> int:
-        """Number of update() calls so far."""
+        """Number of ``update`` calls so far.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import RandomCascade, worked_example
+        >>> model = worked_example().model
+        >>> learner = RandomCascade(3, model.n_topics, seed=0)
+        >>> learner.rounds
+        0
+        >>> learner.update(learner.select(model.X, model.topics), first_click=None)
+        >>> learner.rounds
+        1
+        """
         return 0 if self._cpp is None else int(self._cpp.state()["rounds"])
 
 
@@ -212,11 +293,13 @@ class TopicCascadeUCB(CascadeLearner):
     K : int, optional
         Cascade length.
     n_topics : int, optional
+        Number of topics m.
     n_features : int, optional
         d_x (default: read from the first X).
     features : {"transition", "coverage"}
         Feature map (see :class:`TopicCascadeModel`).
     state : {"set", "count", "last"}
+        State kind (see :class:`StateSpace`).
     link : {"linear", "logistic"}
         ``"logistic"`` (after Choi, Lee & Oh 2025; a reconstruction): the Gram matrix is
         Hessian-weighted, ``W = lam I + sum sigmoid'(phi^T theta) phi phi^T``, the estimate takes
@@ -229,11 +312,32 @@ class TopicCascadeUCB(CascadeLearner):
         with ``n_t`` the number of observed positions; a float: that constant.
     lam : float
         Ridge regularisation lambda > 0.
-    delta, S : float
-        Confidence level and bound on ||theta|| in the default ``beta_t``.
+    delta : float
+        Confidence level in the default ``beta_t``, in (0, 1).
+    S : float
+        Bound on ``||theta||`` in the default ``beta_t``.
 
+    Raises
+    ------
+    ValueError
+        For an unknown option or a parameter out of range.
+
+    Notes
+    -----
     Ties in the optimistic probabilities (frequent while they are clipped at 1) are broken by
     the unclipped index, then by the lower item index.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import TopicCascadeUCB, worked_example
+    >>> model = worked_example().model
+    >>> learner = TopicCascadeUCB(3, model.n_topics, beta=1.0)
+    >>> learner
+    TopicCascadeUCB(K=3, n_topics=3, features='transition', state='set', link='linear', planner='exact', beta=1.0, lam=1.0)
+    >>> cascade = learner.select(model.X, model.topics)
+    >>> learner.update(cascade, first_click=None)
+    >>> learner.theta.shape                # d = d_x + m**2
+    (11,)
     """
 
     _type = "topic_ucb"
@@ -273,37 +377,97 @@ class TopicCascadeUCB(CascadeLearner):
 
     def _options(self) -> Dict[str, Any]:
         return dict(
-            state=_KIND_CODE[self.state], features=_FEATURE_CODE[self.features], link=_LINK_CODE[self.link],
-            planner=_PLANNER_CODE[self.planner], lam=self.lam, beta=float("nan") if self.beta is None else self.beta,
+            state=_STATE_KIND[self.state], features=_FEATURE_MAP[self.features], link=_LINK[self.link],
+            planner=_PLANNER[self.planner], lam=self.lam, beta=float("nan") if self.beta is None else self.beta,
             delta=self.delta, S=self.S,
         )
 
     def optimistic_table(self, X: Any, topics: Any) -> np.ndarray:
-        """Optimistic click probabilities of every item in every state (L, S) for the current estimate."""
+        """Optimistic click probabilities of every item in every state for the current estimate.
+
+        Parameters
+        ----------
+        X : array of shape (L, d_x)
+            Item features.
+        topics : int array of shape (L,)
+            Topic of each item.
+
+        Returns
+        -------
+        numpy.ndarray of shape (L, S)
+            ``p~(i | s)``, columns in the order of :class:`StateSpace` ``(n_topics, K, state)``.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`select`.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import TopicCascadeUCB, worked_example
+        >>> model = worked_example().model
+        >>> table = TopicCascadeUCB(3, model.n_topics, beta=0.1).optimistic_table(model.X, model.topics)
+        >>> table.shape, float(table.max()) <= 1.0
+        ((6, 7), True)
+        """
         with self._lock:
             X, t = self._items(X, topics)
-            return self._cpp.optimistic_table(X, t)
+            table: np.ndarray = self._cpp.optimistic_table(X, t)
+            return table
 
     @property
     def theta(self) -> Optional[np.ndarray]:
-        """Current estimate theta_hat (None before the first select)."""
+        """Current estimate theta_hat (None before the first ``select``).
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import TopicCascadeUCB, worked_example
+        >>> model = worked_example().model
+        >>> learner = TopicCascadeUCB(3, model.n_topics, beta=1.0)
+        >>> learner.theta is None
+        True
+        >>> learner.update(learner.select(model.X, model.topics), first_click=0)
+        >>> learner.theta[:2].round(4).tolist()              # one click on item 0, x = (1, 0)
+        [0.5, 0.0]
+        """
         return None if self._cpp is None else self._cpp.state()["theta"]
 
     @property
     def gram_inverse(self) -> Optional[np.ndarray]:
-        """Current V^{-1} (W^{-1} for the logistic link)."""
+        """Current V^{-1} (W^{-1} for the logistic link); None before the first ``select``.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import TopicCascadeUCB, worked_example
+        >>> model = worked_example().model
+        >>> learner = TopicCascadeUCB(3, model.n_topics, beta=1.0, lam=2.0)
+        >>> _ = learner.select(model.X, model.topics)
+        >>> learner.gram_inverse.diagonal()[:3].tolist()     # 1 / lam before any update
+        [0.5, 0.5, 0.5]
+        """
         return None if self._cpp is None else self._cpp.state()["gram_inverse"]
 
     @property
     def last_value(self) -> Optional[float]:
-        """Optimistic value of the last selected cascade."""
+        """Optimistic value of the last selected cascade (None before the first ``select``).
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import TopicCascadeUCB, worked_example
+        >>> model = worked_example().model
+        >>> learner = TopicCascadeUCB(3, model.n_topics, beta=1.0)
+        >>> _ = learner.select(model.X, model.topics)
+        >>> learner.last_value                                # optimistic: every p~ clipped at 1
+        1.0
+        """
         if self._cpp is None:
             return None
         plan_state = self._cpp.state().get("last_plan")
         return None if plan_state is None else float(plan_state["value"])
 
 
-#: The specification's name for the topic-aware optimistic learner.
+#: The name of the topic-aware optimistic learner in the paper (the cascading bandit with
+#: topic-order-dependent click probabilities, NeurIPS 2026, section "Learning").
 CascadeUCB = TopicCascadeUCB
 
 
@@ -311,7 +475,37 @@ class CascadeLinUCB(CascadeLearner):
     """CascadeLinUCB (Zong et al. 2016): topic-agnostic, ridge regression on the item features only.
 
     Shows the K items of highest ``x^T theta_hat + beta_t ||x||_{V^{-1}}`` in decreasing order.
-    ``beta``, ``lam``, ``delta``, ``S`` as in :class:`TopicCascadeUCB` (with d = d_x).
+
+    Parameters
+    ----------
+    K : int, optional
+        Cascade length.
+    n_topics : int, optional
+        Number of topics m (the topics are ignored, but checked).
+    n_features : int, optional
+        d_x (default: read from the first X).
+    beta : float or None
+        Confidence width, as in :class:`TopicCascadeUCB` (with d = d_x).
+    lam : float
+        Ridge regularisation lambda > 0.
+    delta : float
+        Confidence level in the default ``beta_t``, in (0, 1).
+    S : float
+        Bound on ``||theta_x||`` in the default ``beta_t``.
+
+    Raises
+    ------
+    ValueError
+        For a parameter out of range.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import CascadeLinUCB, worked_example
+    >>> model = worked_example().model
+    >>> learner = CascadeLinUCB(3, model.n_topics, beta=1.0)
+    >>> learner.update(learner.select(model.X, model.topics), first_click=0)
+    >>> learner.theta.round(4).tolist()
+    [0.5, 0.0]
     """
 
     _type = "lin_ucb"
@@ -342,13 +536,50 @@ class CascadeLinUCB(CascadeLearner):
         return opts
 
     def scores(self, X: Any, topics: Any) -> np.ndarray:
-        """The current upper confidence bound of every item."""
+        """The current upper confidence bound of every item.
+
+        Parameters
+        ----------
+        X : array of shape (L, d_x)
+            Item features.
+        topics : int array of shape (L,)
+            Topic of each item.
+
+        Returns
+        -------
+        numpy.ndarray of shape (L,)
+            ``x^T theta_hat + beta_t ||x||_{V^{-1}}``.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`select`.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import CascadeLinUCB, worked_example
+        >>> model = worked_example().model
+        >>> CascadeLinUCB(3, model.n_topics, beta=1.0).scores(model.X, model.topics).round(4).tolist()
+        [1.0, 0.8246, 0.922, 0.6708, 0.6083, 0.4243]
+        """
         with self._lock:
             X, t = self._items(X, topics)
-            return self._cpp.item_scores(X, t)
+            scores: np.ndarray = self._cpp.item_scores(X, t)
+            return scores
 
     @property
     def theta(self) -> Optional[np.ndarray]:
+        """Current estimate of theta_x (None before the first ``select``).
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import CascadeLinUCB, worked_example
+        >>> model = worked_example().model
+        >>> learner = CascadeLinUCB(3, model.n_topics, beta=1.0)
+        >>> learner.update(learner.select(model.X, model.topics), first_click=None)
+        >>> learner.theta.tolist()                           # no click: no evidence of attraction
+        [0.0, 0.0]
+        """
         return None if self._cpp is None else self._cpp.state()["theta"]
 
 
@@ -359,10 +590,38 @@ class _ItemIndexLearner(CascadeLearner):
         super().__init__(K, n_topics, n_features)
 
     def scores(self, X: Any, topics: Any) -> np.ndarray:
-        """The current index of every item (inf for items never examined)."""
+        """The current index of every item (inf for items never examined).
+
+        Parameters
+        ----------
+        X : array of shape (L, d_x)
+            The items of the round (their features are not used).
+        topics : int array of shape (L,)
+            Topic of each item.
+
+        Returns
+        -------
+        numpy.ndarray of shape (L,)
+            The per-item index.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`select`, or for another number of items than the learner has seen.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import CascadeUCB1, worked_example
+        >>> model = worked_example().model
+        >>> learner = CascadeUCB1(3, model.n_topics)
+        >>> learner.update(learner.select(model.X, model.topics), first_click=None)
+        >>> learner.scores(model.X, model.topics).round(4).tolist()
+        [1.0197, 1.0197, 1.0197, inf, inf, inf]
+        """
         with self._lock:
             X, t = self._items(X, topics)
-            return self._cpp.item_scores(X, t)
+            scores: np.ndarray = self._cpp.item_scores(X, t)
+            return scores
 
 
 class CascadeUCB1(_ItemIndexLearner):
@@ -370,6 +629,27 @@ class CascadeUCB1(_ItemIndexLearner):
 
     Items never examined come first (lower index first). t = 1 + rounds so far. Ignores features
     and topics; needs the same items every round.
+
+    Parameters
+    ----------
+    K : int, optional
+        Cascade length.
+    n_topics : int, optional
+        Number of topics m (ignored, but checked).
+    n_features : int, optional
+        d_x (ignored, but checked).
+
+    Raises
+    ------
+    ValueError
+        For dimensions out of range.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import CascadeUCB1, simulate, worked_example
+    >>> result = simulate(worked_example(), [CascadeUCB1()], T=100, seed=0)
+    >>> result.regret.shape
+    (1, 1, 100)
     """
 
     _type = "ucb1"
@@ -379,7 +659,33 @@ class CascadeKLUCB(_ItemIndexLearner):
     """CascadeKL-UCB (Kveton et al. 2015): per-item KL-UCB index.
 
     ``max {q >= mean : n kl(mean, q) <= log t + 3 log log t}`` (the log log term once log t >= 1),
-    by Newton's method from Pinsker's upper bound. Items never examined come first.
+    by Newton's method from Pinsker's upper bound, with the accurate Bernoulli divergence ``kl``.
+    Items never examined come first.
+
+    Parameters
+    ----------
+    K : int, optional
+        Cascade length.
+    n_topics : int, optional
+        Number of topics m (ignored, but checked).
+    n_features : int, optional
+        d_x (ignored, but checked).
+
+    Raises
+    ------
+    ValueError
+        For dimensions out of range.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import CascadeKLUCB, worked_example
+    >>> model = worked_example().model
+    >>> learner = CascadeKLUCB(3, model.n_topics)
+    >>> learner.select(model.X, model.topics).tolist()   # never examined: lowest index first
+    [0, 1, 2]
+    >>> learner.update([0, 1, 2], first_click=1)          # item 0 skipped, item 1 clicked
+    >>> learner.scores(model.X, model.topics).round(4).tolist()
+    [0.5, 1.0, inf, inf, inf, inf]
     """
 
     _type = "kl_ucb"
@@ -390,6 +696,31 @@ class RandomCascade(CascadeLearner):
 
     ``seed`` drives stepping by hand; inside :func:`simulate` the random stream is derived from the
     simulation's seed and run instead.
+
+    Parameters
+    ----------
+    K : int, optional
+        Cascade length.
+    n_topics : int, optional
+        Number of topics m (ignored, but checked).
+    n_features : int, optional
+        d_x (ignored, but checked).
+    seed : None, int or numpy.random.Generator
+        Seed of the cascades drawn when stepping by hand.
+
+    Raises
+    ------
+    ValueError
+        For dimensions out of range or a bad seed.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import RandomCascade, worked_example
+    >>> model = worked_example().model
+    >>> a = RandomCascade(3, model.n_topics, seed=7).select(model.X, model.topics)
+    >>> b = RandomCascade(3, model.n_topics, seed=7).select(model.X, model.topics)
+    >>> a.tolist() == b.tolist() and len(set(a.tolist())) == 3
+    True
     """
 
     _type = "random"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Dict, Iterable, Optional, Tuple, cast
 
 import numpy as np
 
@@ -10,8 +10,11 @@ from .. import _core
 from .._limits import check_result_bytes
 from .._validation import as_array, as_choice, as_int, plain_array, realign_state
 
+#: State kinds: what a state remembers of the topics shown above (see :class:`StateSpace`).
 STATE_KINDS = ("set", "count", "last")
+#: Feature maps phi(i, s) of the click model (see :class:`TopicCascadeModel`).
 FEATURE_MAPS = ("transition", "coverage")
+#: Links from phi^T theta to a click probability: identity clipped to [0, 1], or the sigmoid.
 LINKS = ("linear", "logistic")
 
 #: Largest number of topics per state kind ("set"/"last": a 64-bit mask; "count": 4 bits per topic).
@@ -21,9 +24,11 @@ MAX_K = 64
 #: Default cap on the number of reachable states (planning memory grows with it).
 MAX_STATES = 2_000_000
 
-_KIND_CODE = {name: code for code, name in enumerate(STATE_KINDS)}
-_FEATURE_CODE = {name: code for code, name in enumerate(FEATURE_MAPS)}
-_LINK_CODE = {name: code for code, name in enumerate(LINKS)}
+# The options as the C++ core takes them: enum members of _core.cascade, looked up by the option
+# string once it is validated (as_choice). Building the tables checks that both sides name the same options.
+_STATE_KIND = {name: _core.cascade.StateKind.__members__[name] for name in STATE_KINDS}
+_FEATURE_MAP = {name: _core.cascade.FeatureMap.__members__[name] for name in FEATURE_MAPS}
+_LINK = {name: _core.cascade.Link.__members__[name] for name in LINKS}
 
 
 def check_n_topics(n_topics: Any, state: str, name: str = "n_topics") -> int:
@@ -35,15 +40,15 @@ def check_n_topics(n_topics: Any, state: str, name: str = "n_topics") -> int:
 
 
 def check_K(K: Any, n_items: Optional[int] = None, state: str = "set") -> int:
-    K = as_int(K, "K", low=1, high=MAX_K)
-    if state == "count" and K > 16:
-        raise ValueError(f"K: the 'count' state kind allows K <= 16, got {K}")
-    if n_items is not None and K > n_items:
-        raise ValueError(f"K: expected K <= the number of items ({n_items}), got {K}")
-    return K
+    length = as_int(K, "K", low=1, high=MAX_K)
+    if state == "count" and length > 16:
+        raise ValueError(f"K: the 'count' state kind allows K <= 16, got {length}")
+    if n_items is not None and length > n_items:
+        raise ValueError(f"K: expected K <= the number of items ({n_items}), got {length}")
+    return length
 
 
-def check_topics(topics: Any, n_items: Optional[int], n_topics: Optional[int], state: str) -> tuple:
+def check_topics(topics: Any, n_items: Optional[int], n_topics: Optional[int], state: str) -> Tuple[np.ndarray, int]:
     """Topic array (int64) and the number of topics, validated against the state kind."""
     t = as_array(topics, "topics", dtype=np.int64, ndim=1)
     if n_items is not None and t.shape[0] != n_items:
@@ -102,8 +107,30 @@ def check_cascade(cascade: Any, n_items: int, K: Optional[int] = None) -> np.nda
     return c
 
 
-def cascade_value(probs: Sequence[float]) -> float:
-    """R = 1 - prod(1 - p_k), evaluated as V_k = p_k + (1 - p_k) V_{k+1} from the last position."""
+def cascade_value(probs: Iterable[float]) -> float:
+    """Probability of a click on a cascade from the click probabilities at its positions.
+
+    ``R = 1 - prod_k (1 - p_k)``, evaluated as ``V_k = p_k + (1 - p_k) V_{k+1}`` from the last
+    position (the recursion every planner uses, so equal cascades get bit-identical values).
+
+    Parameters
+    ----------
+    probs : iterable of float
+        Click probability at each position, top position first, given the items above it.
+
+    Returns
+    -------
+    float
+        The probability that the user clicks somewhere on the cascade.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import cascade_value
+    >>> cascade_value([0.5, 0.5])
+    0.75
+    >>> cascade_value([])
+    0.0
+    """
     v = 0.0
     for p in reversed(list(probs)):
         v = p + (1.0 - p) * v
@@ -127,8 +154,35 @@ class StateSpace:
     K : int
         Cascade length; the states needing at most K - 1 items are listed.
     kind : {"set", "count", "last"}
+        What a state remembers: the set of topics shown, their counts, or the last topic.
     max_states : int
         Refuse larger spaces (ValueError) instead of exhausting memory.
+
+    Attributes
+    ----------
+    vectors : int64 array of shape (S, n_topics)
+        Topic vectors of the states, in column order.
+    depth : int64 array of shape (S,)
+        Least number of items shown to reach each state.
+    next : int64 array of shape (S, n_topics)
+        Column of the state after showing an item of each topic (-1: needs K or more items).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kind``, too many topics for the kind, a bad ``K``, or a space with more
+        than ``max_states`` states or above ``paperkernels.limits.max_result_bytes``.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import StateSpace
+    >>> space = StateSpace(3, 3)          # subsets of at most 2 of 3 topics
+    >>> len(space)
+    7
+    >>> space.vectors[:5].tolist()
+    [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0]]
+    >>> int(space.next[0, 1])             # showing a topic-1 item first leads to state {1}
+    2
     """
 
     def __init__(self, n_topics: int, K: int, kind: str = "set", *, max_states: int = MAX_STATES) -> None:
@@ -142,19 +196,19 @@ class StateSpace:
             f"the {n_states} states (topic vectors and transitions of {self.n_topics} topics)",
             "use fewer topics or a shorter cascade",
         )
-        raw = _core.cascade.state_space(_KIND_CODE[self.kind], self.n_topics, self.K, self.max_states)
+        raw = _core.cascade.state_space(_STATE_KIND[self.kind], self.n_topics, self.K, self.max_states)
         #: (S, m) topic vectors of the states.
         self.vectors: np.ndarray = raw["vectors"]
         #: (S,) least number of items shown to reach each state.
         self.depth: np.ndarray = raw["depth"]
         #: (S, m) index of the state after showing an item of each topic (-1: needs K or more items).
         self.next: np.ndarray = raw["next"]
-        self._index: Optional[dict] = None  # vector -> column, built on first use
+        self._index: Optional[Dict[Tuple[int, ...], int]] = None  # vector -> column, built on first use
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> Dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "_index"}
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: Dict[str, Any]) -> None:
         self.__dict__.update(realign_state(state))
         self._index = None
 
@@ -165,7 +219,29 @@ class StateSpace:
         return f"StateSpace(n_topics={self.n_topics}, K={self.K}, kind={self.kind!r}, states={len(self)})"
 
     def index(self, vector: Any) -> int:
-        """Column of the state with topic vector ``vector``; ValueError if it is not in the space."""
+        """Column of the state with topic vector ``vector``.
+
+        Parameters
+        ----------
+        vector : int array of shape (n_topics,)
+            Topic vector of a state (see the class description).
+
+        Returns
+        -------
+        int
+            Its column in every click table over this space.
+
+        Raises
+        ------
+        ValueError
+            If ``vector`` is not a state of this space.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import StateSpace
+        >>> StateSpace(3, 3).index([1, 1, 0])
+        4
+        """
         z = as_array(vector, "vector", dtype=np.int64, shape=(self.n_topics,), allow_empty=True)
         if self._index is None:
             self._index = {tuple(v): s for s, v in enumerate(self.vectors.tolist())}
@@ -229,11 +305,34 @@ class TopicCascadeModel:
     link : {"linear", "logistic"}
         ``"linear"``: identity clipped to [0, 1]; ``"logistic"``: the sigmoid.
     features : {"transition", "coverage"}
+        The topic block of phi, as above.
     state : {"set", "count", "last"}
         What the state remembers of the topics shown above (see :class:`StateSpace`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown option, arrays of the wrong shape or with non-finite values, topics
+        outside ``[0, n_topics)``, or too many topics for the state kind.
+
+    Examples
+    --------
+    The model of the worked example (:func:`worked_example`): item 0 is less attractive below
+    another topic-0 item, and topic 2 gains below topic 0.
+
+    >>> from paperkernels.cascade import TopicCascadeModel
+    >>> X = [[1.0, 0.0], [0.8, 0.2], [0.2, 0.9], [0.6, 0.3], [0.1, 0.6], [0.3, 0.3]]
+    >>> gamma = [[-0.20, 0.0, 0.05], [0.10, -0.15, 0.0], [0.25, 0.0, -0.10]]
+    >>> model = TopicCascadeModel.from_parts(X, [0, 0, 1, 1, 2, 2], [0.30, 0.25], gamma)
+    >>> model
+    TopicCascadeModel(L=6, d_x=2, m=3, link='linear', features='transition', state='set')
+    >>> model.dim                         # d_x + m**2
+    11
+    >>> round(model.value([0, 2, 4]), 6), round(model.value([4, 2, 0]), 6)
+    (0.754615, 0.618905)
     """
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: Dict[str, Any]) -> None:
         # Arrays unpickled from out-of-band buffers can be misaligned; the C++ core reads them directly.
         self.__dict__.update(realign_state(state))
         for a in (self.X, self.topics, self.theta):
@@ -263,8 +362,41 @@ class TopicCascadeModel:
             a.setflags(write=False)
 
     @classmethod
-    def from_parts(cls, X: Any, topics: Any, theta_x: Any, gamma: Any, **kwargs: Any) -> "TopicCascadeModel":
-        """Model from ``theta_x`` (d_x,) and ``gamma``: (m, m) for ``"transition"``, (m,) for ``"coverage"``."""
+    def from_parts(cls, X: Any, topics: Any, theta_x: Any, gamma: Any, **kwargs: Any) -> TopicCascadeModel:
+        """Model from the item weights ``theta_x`` and the topic parameters ``gamma``.
+
+        Parameters
+        ----------
+        X : array of shape (L, d_x)
+            Item features.
+        topics : int array of shape (L,)
+            Topic of each item.
+        theta_x : array of shape (d_x,)
+            Weights of the item features.
+        gamma : array
+            ``Gamma`` of shape (m, m) for ``"transition"`` (row: the item's topic, column: a topic
+            shown above), the novelty bonuses of shape (m,) for ``"coverage"``.
+        **kwargs
+            ``n_topics`` (default: the size of ``gamma``), ``link``, ``features``, ``state`` as in
+            the constructor.
+
+        Returns
+        -------
+        TopicCascadeModel
+            The model with ``theta = [theta_x ; gamma.ravel()]``.
+
+        Raises
+        ------
+        ValueError
+            For a ``gamma`` of the wrong shape and whatever the constructor refuses.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import TopicCascadeModel
+        >>> model = TopicCascadeModel.from_parts([[1.0], [0.5]], [0, 1], [0.4], [0.1, 0.2], features="coverage")
+        >>> model.theta.tolist()
+        [0.4, 0.1, 0.2]
+        """
         features = kwargs.get("features", "transition")
         theta_x = as_array(theta_x, "theta_x", ndim=1)
         g = as_array(gamma, "gamma", ndim=2 if features == "transition" else 1)
@@ -276,27 +408,70 @@ class TopicCascadeModel:
     # -- sizes and parameter views ------------------------------------------------------------
     @property
     def n_items(self) -> int:
+        """Number of items L.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> model = worked_example().model
+        >>> model.n_items
+        6
+        """
         return int(self.X.shape[0])
 
     @property
     def n_features(self) -> int:
+        """Number of item features d_x.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> model = worked_example().model
+        >>> model.n_features
+        2
+        """
         return int(self.X.shape[1])
 
     @property
     def dim(self) -> int:
-        """Length d of phi and theta."""
+        """Length d of phi and theta: ``d_x + m**2`` ("transition") or ``d_x + m`` ("coverage").
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> model = worked_example().model
+        >>> model.dim
+        11
+        """
         block = self.n_topics if self.features == "transition" else 1
         return self.n_features + self.n_topics * block
 
     @property
     def theta_x(self) -> np.ndarray:
-        return self.theta[: self.n_features]
+        """Weights of the item features, the first d_x entries of theta.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> model = worked_example().model
+        >>> model.theta_x.tolist()
+        [0.3, 0.25]
+        """
+        return cast(np.ndarray, self.theta[: self.n_features])
 
     @property
     def gamma(self) -> np.ndarray:
-        """Topic parameters: (m, m) for ``"transition"``, (m,) for ``"coverage"``."""
+        """Topic parameters: ``Gamma`` (m, m) for ``"transition"``, the bonuses (m,) for ``"coverage"``.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> model = worked_example().model
+        >>> model.gamma[2].tolist()          # effects on a topic-2 item of topics 0, 1, 2 above
+        [0.25, 0.0, -0.1]
+        """
         rest = self.theta[self.n_features :]
-        return rest.reshape(self.n_topics, self.n_topics) if self.features == "transition" else rest
+        return cast(np.ndarray, rest.reshape(self.n_topics, self.n_topics) if self.features == "transition" else rest)
 
     def __repr__(self) -> str:
         return (
@@ -306,10 +481,52 @@ class TopicCascadeModel:
 
     # -- states --------------------------------------------------------------------------------
     def state_space(self, K: int, *, max_states: int = MAX_STATES) -> StateSpace:
+        """The states of this model's kind reachable before positions 1..K.
+
+        Parameters
+        ----------
+        K : int
+            Cascade length.
+        max_states : int
+            Refuse larger spaces (ValueError).
+
+        Returns
+        -------
+        StateSpace
+            The column order of :meth:`click_table`.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> len(worked_example().model.state_space(3))
+        7
+        """
         return StateSpace(self.n_topics, K, self.state, max_states=max_states)
 
     def state_after(self, items: Any) -> np.ndarray:
-        """Topic vector of the state after showing ``items`` (in order); ``[]`` gives the empty state."""
+        """Topic vector of the state after showing ``items`` in order.
+
+        Parameters
+        ----------
+        items : int array
+            Item indices, top position first; ``[]`` gives the empty state.
+
+        Returns
+        -------
+        int64 array of shape (n_topics,)
+            The state's topic vector (see :class:`StateSpace`).
+
+        Raises
+        ------
+        ValueError
+            For item indices outside ``[0, L)``.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> worked_example().model.state_after([0, 2]).tolist()
+        [1, 1, 0]
+        """
         shown = as_array(items, "items", dtype=np.int64, ndim=1, allow_empty=True)
         if shown.size and (shown.min() < 0 or shown.max() >= self.n_items):
             raise ValueError(f"items: expected item indices in [0, {self.n_items})")
@@ -328,6 +545,26 @@ class TopicCascadeModel:
             Item indices.
         states : int array of shape (..., n_topics)
             Topic vectors of the states (see :class:`StateSpace`), broadcast against ``items``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The probabilities, of the broadcast shape of ``items`` and ``states[..., 0]``.
+
+        Raises
+        ------
+        ValueError
+            For item indices outside ``[0, L)``, vectors that are not states of this kind, shapes
+            that do not broadcast, or a result above ``paperkernels.limits.max_result_bytes``.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> model = worked_example().model
+        >>> model.click_prob([0, 4], [0, 0, 0]).round(6).tolist()        # nothing shown above
+        [0.3, 0.18]
+        >>> model.click_prob(4, [1, 1, 0]).round(6).tolist()             # below topics 0 and 1
+        0.43
         """
         # as_array returns at least 1-d arrays: restore a scalar's shape.
         i = as_array(items, "items", dtype=np.int64, allow_empty=True).reshape(np.shape(items))
@@ -354,11 +591,33 @@ class TopicCascadeModel:
             novel = np.take_along_axis(z, c[..., None], axis=-1)[..., 0] == 0
             eta = eta + self.gamma[c] * novel
         if self.link == "linear":
-            return np.clip(eta, 0.0, 1.0)
-        return 1.0 / (1.0 + np.exp(-eta))
+            return cast(np.ndarray, np.clip(eta, 0.0, 1.0))
+        return cast(np.ndarray, 1.0 / (1.0 + np.exp(-eta)))
 
     def position_probs(self, cascade: Any) -> np.ndarray:
-        """Click probability at each position of ``cascade`` given the items above it."""
+        """Click probability at each position of ``cascade`` given the items above it.
+
+        Parameters
+        ----------
+        cascade : int array
+            Distinct item indices, top position first.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``p(a_k | s_k)`` for each position k.
+
+        Raises
+        ------
+        ValueError
+            For a cascade that is not distinct item indices of the model.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> worked_example().model.position_probs([0, 2, 4]).round(6).tolist()
+        [0.3, 0.385, 0.43]
+        """
         c = check_cascade(cascade, self.n_items)
         z = np.zeros(self.n_topics, dtype=np.int64)
         out = np.empty(c.shape[0])
@@ -368,11 +627,57 @@ class TopicCascadeModel:
         return out
 
     def value(self, cascade: Any) -> float:
-        """Probability of a click on ``cascade``: R(A) = 1 - prod_k (1 - p(a_k | s_k))."""
+        """Probability of a click on ``cascade``: R(A) = 1 - prod_k (1 - p(a_k | s_k)).
+
+        Parameters
+        ----------
+        cascade : int array
+            Distinct item indices, top position first.
+
+        Returns
+        -------
+        float
+            The expected reward of showing ``cascade``.
+
+        Raises
+        ------
+        ValueError
+            For a cascade that is not distinct item indices of the model.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> round(worked_example().model.value([0, 2, 4]), 6)
+        0.754615
+        """
         return cascade_value(self.position_probs(cascade))
 
     def click_table(self, K: int, *, max_states: int = MAX_STATES) -> np.ndarray:
-        """Click probabilities of every item in every state of ``state_space(K)``: shape (L, S)."""
+        """Click probabilities of every item in every state of ``state_space(K)``.
+
+        Parameters
+        ----------
+        K : int
+            Cascade length (the states before positions 1..K).
+        max_states : int
+            Refuse larger state spaces (ValueError).
+
+        Returns
+        -------
+        numpy.ndarray of shape (L, S)
+            ``P[i, s] = p(i | s)``, columns in the order of :meth:`state_space`.
+
+        Raises
+        ------
+        ValueError
+            For a bad ``K``, or a table or state space above its limit.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> worked_example().model.click_table(3).shape
+        (6, 7)
+        """
         K = check_K(K, self.n_items, self.state)
         max_states = as_int(max_states, "max_states", low=1)
         n_states = count_states(self.state, self.n_topics, K, max_states)
@@ -380,10 +685,11 @@ class TopicCascadeModel:
             self.n_items * n_states * 8, "K", f"the click table of {self.n_items} items x {n_states} states",
             "use a shorter cascade or fewer topics",
         )
-        return _core.cascade.click_table(
-            self.X, self.topics, self.theta, _FEATURE_CODE[self.features], _LINK_CODE[self.link],
-            _KIND_CODE[self.state], self.n_topics, K, max_states,
+        table: np.ndarray = _core.cascade.click_table(
+            self.X, self.topics, self.theta, _FEATURE_MAP[self.features], _LINK[self.link],
+            _STATE_KIND[self.state], self.n_topics, K, max_states,
         )
+        return table
 
 
 class ClickTable:
@@ -398,11 +704,32 @@ class ClickTable:
     K : int
         Longest cascade the table serves (its columns cover the states before positions 1..K).
     state : {"set", "count", "last"}
+        The state kind of the columns.
     n_topics : int, optional
         Default ``max(topics) + 1``.
+
+    Raises
+    ------
+    ValueError
+        For probabilities outside [0, 1], a column count other than the size of the state space,
+        or bad topics, ``K`` or ``state``.
+
+    Examples
+    --------
+    Two topics, two items each; the columns are the states {}, {0} and {1}.
+
+    >>> from paperkernels.cascade import ClickTable, StateSpace, plan
+    >>> StateSpace(2, 2).vectors.tolist()
+    [[0, 0], [1, 0], [0, 1]]
+    >>> P = [[0.5, 0.3, 0.6], [0.4, 0.2, 0.4], [0.45, 0.45, 0.25], [0.1, 0.1, 0.0]]
+    >>> table = ClickTable(P, [0, 0, 1, 1], 2)
+    >>> round(table.value([0, 2]), 6), round(table.value([2, 0]), 6)
+    (0.725, 0.78)
+    >>> plan(table, 2).cascade.tolist()
+    [2, 0]
     """
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: Dict[str, Any]) -> None:
         # Arrays unpickled from out-of-band buffers can be misaligned; the C++ core reads them directly.
         self.__dict__.update(realign_state(state))
         for a in (self.probabilities, self.topics):
@@ -426,12 +753,44 @@ class ClickTable:
 
     @property
     def n_items(self) -> int:
+        """Number of items L.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import ClickTable
+        >>> ClickTable([[0.5, 0.3, 0.5], [0.5, 0.5, 0.25]], [0, 1], 2).n_items
+        2
+        """
         return int(self.probabilities.shape[0])
 
     def __repr__(self) -> str:
         return f"ClickTable(L={self.n_items}, m={self.n_topics}, K={self.K}, state={self.state!r})"
 
     def position_probs(self, cascade: Any) -> np.ndarray:
+        """Click probability at each position of ``cascade`` given the items above it.
+
+        Parameters
+        ----------
+        cascade : int array
+            At most ``K`` distinct item indices, top position first.
+
+        Returns
+        -------
+        numpy.ndarray
+            The table's entries along the cascade's state path.
+
+        Raises
+        ------
+        ValueError
+            For a cascade longer than ``K`` or not of distinct item indices.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import ClickTable
+        >>> table = ClickTable([[0.5, 0.3, 0.5], [0.45, 0.45, 0.25]], [0, 1], 2)
+        >>> table.position_probs([1, 0]).tolist()
+        [0.45, 0.5]
+        """
         c = check_cascade(cascade, self.n_items)
         if c.shape[0] > self.K:
             raise ValueError(f"cascade: this table covers cascades of length <= {self.K}, got {c.shape[0]}")
@@ -444,4 +803,27 @@ class ClickTable:
         return out
 
     def value(self, cascade: Any) -> float:
+        """Probability of a click on ``cascade``: R(A) = 1 - prod_k (1 - p(a_k | s_k)).
+
+        Parameters
+        ----------
+        cascade : int array
+            At most ``K`` distinct item indices, top position first.
+
+        Returns
+        -------
+        float
+            The expected reward of showing ``cascade``.
+
+        Raises
+        ------
+        ValueError
+            For a cascade longer than ``K`` or not of distinct item indices.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import ClickTable
+        >>> ClickTable([[0.5, 0.3, 0.5], [0.5, 0.5, 0.25]], [0, 1], 2).value([1, 0])
+        0.75
+        """
         return cascade_value(self.position_probs(cascade))

@@ -8,17 +8,33 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_choice, as_float
-from ._model import _FEATURE_CODE, _KIND_CODE, _LINK_CODE, MAX_STATES, ClickTable, TopicCascadeModel, check_K
+from ._model import _FEATURE_MAP, _LINK, _STATE_KIND, MAX_STATES, ClickTable, TopicCascadeModel, check_K
 
+#: Planning methods of :func:`plan`.
 PLANNERS = ("exact", "topic_dp", "greedy", "brute")
-_PLANNER_CODE = {name: code for code, name in enumerate(PLANNERS)}
+_PLANNER = {name: _core.cascade.Planner.__members__[name] for name in PLANNERS}
 
 #: Default limit of the brute-force planner, in orderings L!/(L-K)!.
 MAX_ORDERINGS = 10_000_000
 
 
 class Plan(NamedTuple):
-    """A planned cascade (item indices, top position first) and its click probability R(A)."""
+    """A planned cascade and its click probability R(A), as returned by :func:`plan`.
+
+    Parameters
+    ----------
+    cascade : int64 array of shape (K,)
+        Item indices, top position first.
+    value : float
+        R(A), the probability of a click on the cascade.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import plan, worked_example
+    >>> cascade, value = plan(worked_example().model, 3)
+    >>> round(value, 6)
+    0.754615
+    """
 
     cascade: np.ndarray
     value: float
@@ -38,6 +54,7 @@ def plan(
     Parameters
     ----------
     source : TopicCascadeModel or ClickTable
+        The click probabilities.
     K : int
         Cascade length, ``1 <= K <= L``.
     method : {"exact", "topic_dp", "greedy", "brute"}
@@ -62,11 +79,33 @@ def plan(
         by the unclipped ``phi^T theta``, then by the lower item index; among equally good
         cascades the first one found is kept, so compare values, not cascades.
 
+    Raises
+    ------
+    ValueError
+        For an unknown ``method``, a bad ``K``, ``"topic_dp"`` with fewer topics than ``K``, or
+        ``"brute"`` above ``max_orderings``.
+    TypeError
+        If ``source`` is neither a model nor a click table.
+
     Notes
     -----
     For a model, ``p(i | s) = mu(x_i^T theta_x + G(topic, s))``: within a topic the items rank the
     same in every state, so the planners read the K best items of each topic and never build the
     L x S click table.
+
+    Examples
+    --------
+    The worked example: the best cascade mixes topics, and its order matters.
+
+    >>> from paperkernels.cascade import plan, worked_example
+    >>> model = worked_example().model
+    >>> best = plan(model, 3)
+    >>> round(best.value, 6)
+    0.754615
+    >>> sorted(best.cascade.tolist())
+    [0, 2, 4]
+    >>> round(plan(model, 3, "greedy").value, 6) <= round(best.value, 6)
+    True
     """
     method = as_choice(method, "method", PLANNERS)
     max_orderings = as_float(max_orderings, "max_orderings", low=1.0)
@@ -74,8 +113,8 @@ def plan(
         K = check_K(K, source.n_items, source.state)
         if method != "brute":
             out = _core.cascade.plan_model(
-                source.X, source.topics, source.theta, _FEATURE_CODE[source.features], _LINK_CODE[source.link],
-                _KIND_CODE[source.state], source.n_topics, K, _PLANNER_CODE[method], MAX_STATES,
+                source.X, source.topics, source.theta, _FEATURE_MAP[source.features], _LINK[source.link],
+                _STATE_KIND[source.state], source.n_topics, K, _PLANNER[method], MAX_STATES,
             )
             return Plan(out["cascade"].astype(np.int64), float(out["value"]))
         table = source.click_table(K)
@@ -87,5 +126,5 @@ def plan(
         table, topics, kind, m = source.probabilities, source.topics, source.state, source.n_topics
     else:
         raise TypeError(f"source: expected a TopicCascadeModel or a ClickTable, got {type(source).__name__}")
-    out = _core.cascade.plan_table(table, topics, _KIND_CODE[kind], m, K, _PLANNER_CODE[method], max_orderings, MAX_STATES)
+    out = _core.cascade.plan_table(table, topics, _STATE_KIND[kind], m, K, _PLANNER[method], max_orderings, MAX_STATES)
     return Plan(out["cascade"].astype(np.int64), float(out["value"]))

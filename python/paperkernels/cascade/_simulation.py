@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
 from .. import _core
 from .._limits import check_result_bytes
+from .._optional import optional_import
 from .._seed import SeedLike, as_seed
 from .._validation import aligned, as_choice, as_float, as_int, as_n_threads
 from ._learners import CascadeLearner
-from ._model import _KIND_CODE, MAX_STATES, TopicCascadeModel, check_K
+from ._model import _STATE_KIND, MAX_STATES, TopicCascadeModel, check_K
 from ._planning import Plan, plan
 
 
@@ -20,14 +21,32 @@ from ._planning import Plan, plan
 class CascadeEnvironment:
     """A true click model and the cascade length shown to the user.
 
-    Attributes
+    Parameters
     ----------
     model : TopicCascadeModel
         Generates the clicks; learners see its ``X`` and ``topics``.
     K : int
+        Cascade length, at most the number of items.
     name : str
-    item_names, topic_names : tuple of str, optional
-        Labels for reports (e.g. from a catalogue).
+        Name for reports.
+    item_names : tuple of str, optional
+        Labels of the items for reports (e.g. from a catalogue).
+    topic_names : tuple of str, optional
+        Labels of the topics for reports.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`TopicCascadeModel`.
+    ValueError
+        For a bad ``K``.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import CascadeEnvironment, worked_example
+    >>> env = CascadeEnvironment(worked_example().model, 2, name="two positions")
+    >>> env.optimal.cascade.tolist(), round(env.optimal.value, 6)
+    ([0, 4], 0.601)
     """
 
     model: TopicCascadeModel
@@ -35,7 +54,7 @@ class CascadeEnvironment:
     name: str = ""
     item_names: Optional[Tuple[str, ...]] = None
     topic_names: Optional[Tuple[str, ...]] = None
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    _cache: Dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, TopicCascadeModel):
@@ -44,21 +63,65 @@ class CascadeEnvironment:
 
     @property
     def click_table(self) -> np.ndarray:
-        """True click probabilities (L, S) over ``model.state_space(K)``."""
+        """True click probabilities (L, S) over ``model.state_space(K)`` (computed once).
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> env = worked_example()
+        >>> env.click_table.shape
+        (6, 7)
+        """
         if "table" not in self._cache:
             self._cache["table"] = self.model.click_table(self.K)
         self._cache["table"] = aligned(self._cache["table"])  # an unpickled cache may be misaligned
-        return self._cache["table"]
+        return cast(np.ndarray, self._cache["table"])
 
     @property
     def optimal(self) -> Plan:
-        """The optimal cascade A* and R(A*) (exact planner)."""
+        """The optimal cascade A* and R(A*) (exact planner; computed once).
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> env = worked_example()
+        >>> round(env.optimal.value, 6)
+        0.754615
+        """
         if "optimal" not in self._cache:
             self._cache["optimal"] = plan(self.model, self.K, "exact")
-        return self._cache["optimal"]
+        return cast(Plan, self._cache["optimal"])
 
     def clicks(self, uniforms: np.ndarray, cascade: Any) -> Optional[int]:
-        """First click on ``cascade`` for uniforms u[item] (click iff u < p), None if none."""
+        """Position of the first click on ``cascade`` for the uniforms u[item] (click iff u < p).
+
+        Parameters
+        ----------
+        uniforms : array of shape (L,)
+            One uniform per item, e.g. a row of :func:`click_uniforms`.
+        cascade : int array
+            Distinct item indices, top position first.
+
+        Returns
+        -------
+        int or None
+            The first position k with ``u[a_k] < p(a_k | s_k)``; None if there is none.
+
+        Raises
+        ------
+        ValueError
+            For a cascade that is not distinct item indices of the model.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import worked_example
+        >>> env = worked_example()
+        >>> u = [0.9, 0.9, 0.3, 0.9, 0.9, 0.9]
+        >>> env.clicks(u, [0, 2, 4])      # p = 0.3, 0.385, 0.43 down the cascade
+        1
+        >>> env.clicks(u, [4, 0, 1]) is None
+        True
+        """
         probs = self.model.position_probs(cascade)
         u = np.asarray(uniforms)[np.asarray(cascade)]
         hits = np.nonzero(u < probs)[0]
@@ -69,20 +132,31 @@ class CascadeEnvironment:
 class SimulationResult:
     """Output of :func:`simulate`.
 
-    Attributes
+    Parameters
     ----------
     regret : array of shape (n_learners, n_seeds, T)
         Expected regret R(A*) - R(A_t) of every round (not cumulated).
     names : list of str
         Learner names, in the order of ``learners``.
-    optimal_cascade, optimal_value
-        A* and R(A*).
+    optimal_cascade : int array of shape (K,)
+        A*.
+    optimal_value : float
+        R(A*).
+    seed : int
+        The 64-bit seed used (run r draws its clicks from stream r of it).
     cascades : int32 array (n_learners, n_seeds, T, K) or None
         The cascades shown (``record=True``).
     first_clicks : int8 array (n_learners, n_seeds, T) or None
         Position of the first click, -1 for none (``record=True``).
-    seed : int
-        The 64-bit seed used (run r draws its clicks from stream r of it).
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import CascadeUCB1, RandomCascade, simulate, worked_example
+    >>> result = simulate(worked_example(), [CascadeUCB1(), RandomCascade()], 200, n_seeds=3, seed=1)
+    >>> result.names
+    ['CascadeUCB1', 'RandomCascade']
+    >>> result.cumulative_regret.shape, result.final_regret.shape
+    ((2, 3, 200), (2, 3))
     """
 
     regret: np.ndarray
@@ -95,16 +169,44 @@ class SimulationResult:
 
     @property
     def cumulative_regret(self) -> np.ndarray:
-        """Cumulative expected regret, shape (n_learners, n_seeds, T)."""
+        """Cumulative expected regret, shape (n_learners, n_seeds, T).
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import CascadeUCB1, simulate, worked_example
+        >>> result = simulate(worked_example(), [CascadeUCB1()], 50, seed=2)
+        >>> bool(result.cumulative_regret[0, 0, -1] == result.regret.sum())
+        True
+        """
         return np.cumsum(self.regret, axis=-1)
 
     @property
     def final_regret(self) -> np.ndarray:
-        """Cumulative regret after the last round, shape (n_learners, n_seeds)."""
-        return self.regret.sum(axis=-1)
+        """Cumulative regret after the last round, shape (n_learners, n_seeds).
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import CascadeUCB1, simulate, worked_example
+        >>> simulate(worked_example(), [CascadeUCB1()], 50, n_seeds=3, seed=2).final_regret.shape
+        (1, 3)
+        """
+        final: np.ndarray = self.regret.sum(axis=-1)
+        return final
 
     def summary(self) -> List[Tuple[str, float, float]]:
-        """(name, mean, standard error) of the final cumulative regret of each learner."""
+        """Mean and standard error of the final cumulative regret of each learner.
+
+        Returns
+        -------
+        list of (str, float, float)
+            ``(name, mean, standard error)`` per learner; the standard error is NaN for one run.
+
+        Examples
+        --------
+        >>> from paperkernels.cascade import CascadeUCB1, simulate, worked_example
+        >>> [(name, mean > 0) for name, mean, sem in simulate(worked_example(), [CascadeUCB1()], 100, seed=0).summary()]
+        [('CascadeUCB1', True)]
+        """
         final = self.final_regret
         n = final.shape[1]
         sem = final.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.full(final.shape[0], np.nan)
@@ -119,13 +221,13 @@ def check_learners(learners: Any) -> List[CascadeLearner]:
         )
     if isinstance(learners, (str, bytes)) or not hasattr(learners, "__iter__"):
         raise TypeError(f"learners: expected a list of learners, got {type(learners).__name__}")
-    learners = list(learners)
-    if not learners:
+    checked: List[CascadeLearner] = list(learners)
+    if not checked:
         raise ValueError("learners: expected at least one learner")
-    for j, learner in enumerate(learners):
+    for j, learner in enumerate(checked):
         if not isinstance(learner, CascadeLearner):
             raise TypeError(f"learners[{j}]: expected a cascade learner, got {type(learner).__name__}")
-    return learners
+    return checked
 
 
 def check_result_size(n_learners: int, n_seeds: int, T: int, K: int, record: bool) -> None:
@@ -167,6 +269,7 @@ def simulate(
     Parameters
     ----------
     env : CascadeEnvironment
+        The true click model and K.
     learners : sequence of learners
         Instances of :class:`TopicCascadeUCB`, :class:`CascadeLinUCB`, :class:`CascadeUCB1`,
         :class:`CascadeKLUCB`, :class:`RandomCascade`. Missing dimensions are taken from ``env``.
@@ -175,6 +278,7 @@ def simulate(
     n_seeds : int
         Independent runs.
     seed : None, int or numpy.random.Generator
+        Seed of the clicks (and of the random baseline's cascades).
     n_threads : int, optional
         None or -1: all cores.
     record : bool
@@ -188,6 +292,31 @@ def simulate(
     -------
     SimulationResult
         ``regret`` of shape (n_learners, n_seeds, T): expected regret R(A*) - R(A_t) per round.
+
+    Raises
+    ------
+    TypeError
+        For an ``env`` that is not a :class:`CascadeEnvironment`, ``learners`` that are not a list
+        of learners, or a non-bool ``record``.
+    ValueError
+        For counts out of range, a learner created with other dimensions than ``env``, or results
+        above ``paperkernels.limits.max_result_bytes``.
+    KeyboardInterrupt
+        On Ctrl-C (the loop stops within a fraction of a second).
+
+    Examples
+    --------
+    The topic-aware learner against the topic-agnostic baseline on the reference environment:
+
+    >>> from paperkernels.cascade import CascadeLinUCB, TopicCascadeUCB, reference_environment, simulate
+    >>> env = reference_environment(0)
+    >>> learners = [TopicCascadeUCB(beta=1.0), CascadeLinUCB(beta=1.0)]
+    >>> result = simulate(env, learners, T=2000, n_seeds=2, seed=1)
+    >>> result.regret.shape
+    (2, 2, 2000)
+    >>> topic_aware, agnostic = result.final_regret.mean(axis=1)
+    >>> bool(topic_aware < agnostic)
+    True
     """
     if not isinstance(env, CascadeEnvironment):
         raise TypeError(f"env: expected a CascadeEnvironment, got {type(env).__name__}")
@@ -204,7 +333,7 @@ def simulate(
     specs = [l._spec(env.K, model.n_topics, model.n_features) for l in learners]
     optimal = env.optimal
     regret, cascades, clicks = _core.cascade.simulate(
-        model.X, model.topics, env.click_table, _KIND_CODE[model.state], model.n_topics, env.K,
+        model.X, model.topics, env.click_table, _STATE_KIND[model.state], model.n_topics, env.K,
         optimal.value, specs, T, n_seeds, seed_value, threads, bool(record), MAX_STATES, first_run,
     )
     return SimulationResult(
@@ -221,15 +350,44 @@ def simulate(
 def click_uniforms(seed: int, run: int, T: int, n_items: int) -> np.ndarray:
     """The common random numbers u[t, i] of run ``run`` of a simulation with 64-bit ``seed``.
 
-    Returns an array of shape (T, n_items); refused up front above
-    ``paperkernels.limits.max_result_bytes``.
+    Parameters
+    ----------
+    seed : int
+        The simulation's seed (``SimulationResult.seed``).
+    run : int
+        Index of the run (stream ``run`` of ``seed``).
+    T : int
+        Number of rounds.
+    n_items : int
+        Number of items L.
+
+    Returns
+    -------
+    numpy.ndarray of shape (T, n_items)
+        Uniforms in [0, 1): position k of round t is clicked iff ``u[t, a_k] < p(a_k | s_k)``.
+
+    Raises
+    ------
+    ValueError
+        For counts out of range or a result above ``paperkernels.limits.max_result_bytes``.
+
+    Examples
+    --------
+    >>> from paperkernels.cascade import CascadeUCB1, click_uniforms, simulate, worked_example
+    >>> env = worked_example()
+    >>> result = simulate(env, [CascadeUCB1()], 5, seed=3, record=True)
+    >>> u = click_uniforms(result.seed, 0, 5, env.model.n_items)
+    >>> first = [env.clicks(u[t], result.cascades[0, 0, t]) for t in range(5)]
+    >>> [-1 if f is None else f for f in first] == result.first_clicks[0, 0].tolist()
+    True
     """
     seed_value = as_seed(seed)
     run = as_int(run, "run", low=0, high=2**64 - 1)
     T = as_int(T, "T", low=0)
     n_items = as_int(n_items, "n_items", low=1)
     check_result_bytes(8 * T * n_items, "T, n_items", f"the uniforms of {T} rounds x {n_items} items", "ask for fewer rounds")
-    return _core.common.random_uniform(seed_value, run, T * n_items).reshape(T, n_items)
+    uniforms: np.ndarray = _core.common.random_uniform(seed_value, run, T * n_items).reshape(T, n_items)
+    return uniforms
 
 
 def plot_regret(
@@ -246,6 +404,7 @@ def plot_regret(
     Parameters
     ----------
     result : SimulationResult
+        The simulation to plot.
     ax : matplotlib Axes, optional
         Drawn on a new figure if omitted.
     band : {"sem", "std", "quantile", "none"}
@@ -260,12 +419,27 @@ def plot_regret(
 
     Returns
     -------
-    The Axes.
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed (``pip install 'paperkernels[plot]'``).
+    ValueError
+        For an unknown ``band`` or a bad ``width`` or ``every``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from paperkernels.cascade import CascadeUCB1, RandomCascade, plot_regret, simulate, worked_example
+    >>> result = simulate(worked_example(), [CascadeUCB1(), RandomCascade()], 500, n_seeds=4, seed=0)
+    >>> ax = plot_regret(result, band="quantile")
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['CascadeUCB1', 'RandomCascade']
     """
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("plot_regret needs matplotlib: pip install 'paperkernels[plot]'") from exc
+    plt = optional_import("matplotlib.pyplot", "plot_regret")
     band = as_choice(band, "band", ("sem", "std", "quantile", "none"))
     width = as_float(width, "width", low=0.0)
     curves = result.cumulative_regret if cumulative else result.regret

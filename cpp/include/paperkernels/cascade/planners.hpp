@@ -219,7 +219,7 @@ inline PlanResult plan_greedy(const StateSpace& space, TopLists& lists, Interrup
         break;
       }
     }
-    require(best.item >= 0, "K: not enough items to fill a cascade of length " + std::to_string(K));
+    require(best.item >= 0, "K: not enough items to fill a cascade of length ", K);
     out.cascade[k] = best.item;
     out.probs[k] = best.p;
     if (k + 1 < K) s = space.next(s, best_topic);
@@ -251,7 +251,7 @@ class ExactSearch {
     best_.nodes = 0;
     if (frontier_.size() < static_cast<std::size_t>(K_)) frontier_.resize(K_);
     search(0, StateSpace::root(), 0.0, 1.0);
-    require(best_.cascade[0] >= 0, "K: not enough items to fill a cascade of length " + std::to_string(K_));
+    require(best_.cascade[0] >= 0, "K: not enough items to fill a cascade of length ", K_);
     best_.value = cascade_value(best_.probs.data(), K_);
     return best_;
   }
@@ -362,8 +362,9 @@ class TopicDP {
     K_ = space.K();
     int nonempty = 0;
     for (int c = 0; c < space.n_topics(); ++c) nonempty += lists.size(StateSpace::root(), c) > 0;
-    require(K_ <= nonempty, "K: method 'topic_dp' uses one item per topic and needs K <= the number of topics with items (" +
-                                std::to_string(nonempty) + "), got K = " + std::to_string(K_));
+    require(K_ <= nonempty,
+            "K: method 'topic_dp' uses one item per topic and needs K <= the number of topics with items (", nonempty,
+            "), got K = ", K_);
     memo_.clear();
     PlanResult out;
     out.cascade.assign(K_, -1);
@@ -443,9 +444,10 @@ inline PlanResult plan_brute(const double* P, std::size_t stride, std::size_t L,
                              const StateSpace& space, double max_orderings, Interrupt* stop = nullptr) {
   const int K = space.K();
   const double n = count_orderings(L, K);
-  require(n <= max_orderings, "method 'brute': L!/(L-K)! = " + format_count(n) + " orderings (L = " + std::to_string(L) +
-                                  ", K = " + std::to_string(K) + ") is above the limit max_orderings = " +
-                                  format_count(max_orderings) + "; use method 'exact' or raise max_orderings");
+  if (!(n <= max_orderings))
+    fail("method 'brute': L!/(L-K)! = ", format_count(n), " orderings (L = ", L, ", K = ", K,
+         ") is above the limit max_orderings = ", format_count(max_orderings),
+         "; use method 'exact' or raise max_orderings");
   PlanResult best;
   best.cascade.assign(K, -1);
   best.probs.assign(K, 0.0);

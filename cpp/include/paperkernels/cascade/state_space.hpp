@@ -78,12 +78,12 @@ class StateSpace {
 
   StateSpace(StateKind kind, int n_topics, int K, std::size_t max_states, Interrupt* stop = nullptr)
       : kind_(kind), m_(n_topics), K_(K) {
-    require(n_topics >= 1, "n_topics: expected at least 1 topic, got " + std::to_string(n_topics));
-    require(n_topics <= max_topics(kind), std::string("n_topics: the '") + state_kind_name(kind) + "' state kind allows at most " +
-                                              std::to_string(max_topics(kind)) + " topics, got " + std::to_string(n_topics));
-    require(K >= 1, "K: expected a cascade length >= 1, got " + std::to_string(K));
-    require(kind != StateKind::count || K <= kMaxCountK,
-            "K: the 'count' state kind allows K <= " + std::to_string(kMaxCountK) + ", got " + std::to_string(K));
+    require(n_topics >= 1, "n_topics: expected at least 1 topic, got ", n_topics);
+    require(n_topics <= max_topics(kind), "n_topics: the '", state_kind_name(kind), "' state kind allows at most ",
+            max_topics(kind), " topics, got ", n_topics);
+    require(K >= 1, "K: expected a cascade length >= 1, got ", K);
+    require(kind != StateKind::count || K <= kMaxCountK, "K: the 'count' state kind allows K <= ", kMaxCountK, ", got ",
+            K);
     enumerate(max_states, stop);
   }
 
@@ -185,9 +185,8 @@ class StateSpace {
         const int child_depth = kind_ == StateKind::last ? 1 : depth_[s] + 1;
         if (child_depth > K_ - 1) continue;
         if (keys_.size() >= max_states)
-          throw invalid_argument("K, n_topics: the '" + std::string(state_kind_name(kind_)) + "' state space with " +
-                                 std::to_string(m_) + " topics and K = " + std::to_string(K_) + " has more than " +
-                                 std::to_string(max_states) + " states (max_states)");
+          fail("K, n_topics: the '", state_kind_name(kind_), "' state space with ", m_, " topics and K = ", K_,
+               " has more than ", max_states, " states (max_states)");
         next[s * m_ + c] = static_cast<std::int32_t>(keys_.size());
         index_.emplace(key, static_cast<int>(keys_.size()));
         keys_.push_back(key);
