@@ -63,6 +63,9 @@ def test_package_is_mypy_strict_clean():
         pytest.skip("needs mypy (pip install '.[lint]')")
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--config-file", str(ROOT / "pyproject.toml"), "-p", "paperkernels"],
-        cwd=ROOT / "python", capture_output=True, text=True, timeout=900,
+        cwd=ROOT / "python",
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert done.returncode == 0, done.stdout[-6000:]
