@@ -45,8 +45,16 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 myst_heading_anchors = 3
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip",
-                    "gallery/*.md5", "gallery/*.json"]
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    "gallery/*.ipynb",
+    "gallery/*.py",
+    "gallery/*.zip",
+    "gallery/*.md5",
+    "gallery/*.json",
+]
 root_doc = "index"
 nitpicky = False
 default_role = "py:obj"
@@ -136,8 +144,10 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 # Pages without sub-pages need no section navigation: the article takes its width.
-html_sidebars = {page: [] for page in ("index", "getting-started", "robustness", "scale-out", "benchmarks",
-                                       "development", "changelog")}
+html_sidebars = {
+    page: []
+    for page in ("index", "getting-started", "robustness", "scale-out", "benchmarks", "development", "changelog")
+}
 
 
 # Only the doctest and testcode directives of these pages (``.. doctest::`` in reStructuredText,

@@ -10,13 +10,16 @@ example: the best set shown in the wrong order loses much of its value.
 import itertools
 
 import matplotlib.pyplot as plt
-import numpy as np
 
 from paperkernels import cascade
 
 env = cascade.reference_environment(seed=0)
-learners = [cascade.TopicCascadeUCB(beta=1.0), cascade.CascadeLinUCB(beta=1.0), cascade.CascadeUCB1(),
-            cascade.RandomCascade()]
+learners = [
+    cascade.TopicCascadeUCB(beta=1.0),
+    cascade.CascadeLinUCB(beta=1.0),
+    cascade.CascadeUCB1(),
+    cascade.RandomCascade(),
+]
 result = cascade.simulate(env, learners, T=3000, n_seeds=4, seed=1)
 print(result.regret.shape)
 
@@ -33,7 +36,11 @@ left.set(title="cumulative regret, reference environment")
 labels = ["-".join(map(str, order)) for order in orders]
 colors = ["C3" if tuple(order) == tuple(best) else "C0" for order in orders]
 right.bar(labels, values, color=colors)
-right.set(ylim=(min(values) * 0.9, best_value * 1.03), xlabel="cascade (items from top)",
-          ylabel="click probability", title="same items, different order")
+right.set(
+    ylim=(min(values) * 0.9, best_value * 1.03),
+    xlabel="cascade (items from top)",
+    ylabel="click probability",
+    title="same items, different order",
+)
 fig.tight_layout()
 plt.show()

@@ -17,7 +17,7 @@ p, k, m = 200, 20, 40
 rng = np.random.default_rng(0)
 n = 2 * p
 Z = rng.normal(size=(n, p))
-X, _ = np.linalg.qr(Z - Z.mean(axis=0))               # centred, orthonormal columns
+X, _ = np.linalg.qr(Z - Z.mean(axis=0))  # centred, orthonormal columns
 X *= np.sqrt(n)
 theta = np.zeros(p)
 theta[:10] = np.linspace(3.0, 1.0, 10)
@@ -26,12 +26,18 @@ y = X @ theta + rng.normal(size=n)
 model = greedy.EnsembleForwardSelection(k=k, m=m, n_estimators=300, random_state=0).fit(X, y)
 marginal = X.T @ (y - y.mean()) / n
 order = np.argsort(-np.abs(marginal))
-empirical = model.coef_[order] / marginal[order]        # the weight given to rank j
+empirical = model.coef_[order] / marginal[order]  # the weight given to rank j
 
 # %%
 # Cross-validation over (k, m) costs one fit per fold and m: every k is read off the path.
-cv = greedy.cross_validate_path(greedy.EnsembleForwardSelection(k=k, n_estimators=100, random_state=0),
-                                X, y, m_values=[1, 10, 40, None], cv=4, random_state=0)
+cv = greedy.cross_validate_path(
+    greedy.EnsembleForwardSelection(k=k, n_estimators=100, random_state=0),
+    X,
+    y,
+    m_values=[1, 10, 40, None],
+    cv=4,
+    random_state=0,
+)
 
 # %%
 # Left: the weights; right: the cross-validated error along the path for each m.
@@ -41,8 +47,12 @@ left.set(title=f"rank weights, k = {k}, m/p = {m / p:g}")
 for row, m_value in enumerate(cv.m_values):
     right.errorbar(cv.k_values, cv.mse[row], yerr=cv.se[row], label=f"m = {m_value}", capsize=2)
 right.axvline(cv.best_k, color="k", ls=":")
-right.set(xlabel="k (steps)", ylabel="CV mean squared error", yscale="log",
-          title=f"best k = {cv.best_k}, best m = {cv.best_m}")
+right.set(
+    xlabel="k (steps)",
+    ylabel="CV mean squared error",
+    yscale="log",
+    title=f"best k = {cv.best_k}, best m = {cv.best_m}",
+)
 right.legend()
 fig.tight_layout()
 plt.show()

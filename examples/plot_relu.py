@@ -43,11 +43,13 @@ points = np.column_stack([s, 0.5 * s - 0.25])
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
 left.plot(s, net(points)[:, 0], lw=4, alpha=0.5, label="net")
 left.plot(s, other(points)[:, 0], "k--", label="shifted")
-left.set(xlabel="s  (x = (s, s/2 - 1/4))", ylabel="output",
-         title=f"equivalent: {verdict.equivalent} (proof: {verdict.proof})")
+left.set(
+    xlabel="s  (x = (s, s/2 - 1/4))",
+    ylabel="output",
+    title=f"equivalent: {verdict.equivalent} (proof: {verdict.proof})",
+)
 left.legend()
 right.bar(["-".join(map(str, w)) for w in architectures], shares, color="C2")
-right.set(ylim=(0, 1), ylabel="share of 10 draws", xlabel="architecture",
-          title="fiber larger than the scaling orbit")
+right.set(ylim=(0, 1), ylabel="share of 10 draws", xlabel="architecture", title="fiber larger than the scaling orbit")
 fig.tight_layout()
 plt.show()

@@ -37,7 +37,7 @@ field[inside] = pose_encoder.field(pose / np.abs(pose).max(), rho[inside], theta
 # %%
 # Reconstructions (the star's outline in orange) and the pose field.
 fig, axes = plt.subplots(1, len(orders) + 1, figsize=(15, 3.6), constrained_layout=True)
-for ax, N in zip(axes, orders):
+for ax, N in zip(axes, orders, strict=False):
     length, result = decoded[N]
     ax.imshow(result.field, cmap="gray", extent=(-1, 1, -1, 1), origin="lower")
     ax.plot(*np.vstack([unit, unit[:1]]).T, color="C1", lw=1)

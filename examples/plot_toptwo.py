@@ -31,8 +31,12 @@ left.set(xlabel="stopping time", ylabel="runs", title=f"{runs.n_runs} runs, delt
 left.legend()
 right.boxplot([proportions[:, a] for a in range(len(mu))], positions=np.arange(len(mu)))
 right.scatter(np.arange(len(mu)), optimal.weights, color="C3", zorder=3, label=r"optimal weights ($\beta$ = 1/2)")
-right.set(xticks=np.arange(len(mu)), xticklabels=[f"arm {a}\nmu = {m}" for a, m in enumerate(mu)],
-          ylabel="share of pulls", title="sampling proportions at stopping")
+right.set(
+    xticks=np.arange(len(mu)),
+    xticklabels=[f"arm {a}\nmu = {m}" for a, m in enumerate(mu)],
+    ylabel="share of pulls",
+    title="sampling proportions at stopping",
+)
 right.legend()
 fig.tight_layout()
 plt.show()

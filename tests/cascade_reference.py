@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Callable, Dict, List, Sequence, Tuple
+from collections.abc import Callable, Sequence
 
 import numpy as np
+
 from xoshiro_reference import Xoshiro256
 
 # ---------------------------------------------------------------------------------------------
 # Model
 
 
-def next_state(z: Tuple[int, ...], topic: int, kind: str) -> Tuple[int, ...]:
+def next_state(z: tuple[int, ...], topic: int, kind: str) -> tuple[int, ...]:
     z = list(z)
     if kind == "set":
         z[topic] = 1
@@ -68,9 +69,9 @@ def orderings(L: int, K: int, topics: Sequence[int], kind: str, m: int, distinct
         yield cascade, states
 
 
-def brute_force(prob: Callable[[int, Tuple[int, ...]], float], L, K, topics, kind, m, distinct_topics=False):
+def brute_force(prob: Callable[[int, tuple[int, ...]], float], L, K, topics, kind, m, distinct_topics=False):
     """All values by the product form; returns (best value, best cascades within 1e-12, values dict)."""
-    cache: Dict[tuple, float] = {}
+    cache: dict[tuple, float] = {}
 
     def p(i, z):
         key = (i, z)
@@ -80,7 +81,7 @@ def brute_force(prob: Callable[[int, Tuple[int, ...]], float], L, K, topics, kin
 
     values = {}
     for cascade, states in orderings(L, K, topics, kind, m, distinct_topics):
-        values[cascade] = product_value([p(i, z) for i, z in zip(cascade, states)])
+        values[cascade] = product_value([p(i, z) for i, z in zip(cascade, states, strict=False)])
     best = max(values.values())
     return best, values
 
@@ -98,14 +99,27 @@ def table_prob(P: np.ndarray, space_vectors: np.ndarray) -> Callable:
 class ReferenceTopicUCB:
     """The optimistic learner from scratch each round: V = lam I + sum phi phi^T, theta = V^-1 b."""
 
-    def __init__(self, K, m, dx, *, features="transition", state="set", link_name="linear", planner="exact",
-                 beta=None, lam=1.0, delta=0.05, S=1.0):
+    def __init__(
+        self,
+        K,
+        m,
+        dx,
+        *,
+        features="transition",
+        state="set",
+        link_name="linear",
+        planner="exact",
+        beta=None,
+        lam=1.0,
+        delta=0.05,
+        S=1.0,
+    ):
         self.K, self.m, self.dx = K, m, dx
         self.features, self.state, self.link_name, self.planner = features, state, link_name, planner
         self.beta, self.lam, self.delta, self.S = beta, lam, delta, S
         self.d = dx + m * (m if features == "transition" else 1)
-        self.rows: List[np.ndarray] = []
-        self.labels: List[float] = []
+        self.rows: list[np.ndarray] = []
+        self.labels: list[float] = []
         self.W = lam * np.eye(self.d)  # logistic: Hessian-weighted Gram
         self.theta_logistic = np.zeros(self.d)
 
@@ -120,7 +134,7 @@ class ReferenceTopicUCB:
             return self.theta_logistic, self.W
         V = self.lam * np.eye(self.d)
         b = np.zeros(self.d)
-        for f, y in zip(self.rows, self.labels):
+        for f, y in zip(self.rows, self.labels, strict=False):
             V += np.outer(f, f)
             b += y * f
         return np.linalg.solve(V, b), V
@@ -181,7 +195,9 @@ class ReferenceLinUCB:
     def scores(self, X):
         beta = self.beta
         if beta is None:
-            beta = math.sqrt(self.dx * math.log((1 + self.n / self.lam) / self.delta)) / 2 + math.sqrt(self.lam) * self.S
+            beta = (
+                math.sqrt(self.dx * math.log((1 + self.n / self.lam) / self.delta)) / 2 + math.sqrt(self.lam) * self.S
+            )
         theta = np.linalg.solve(self.V, self.b)
         return np.array([x @ theta + beta * math.sqrt(x @ np.linalg.solve(self.V, x)) for x in X])
 
@@ -218,7 +234,7 @@ class ReferenceItemUCB:
 
         log_t = math.log(self.t)
         out = np.full(len(self.views), np.inf)
-        for i, (c, n) in enumerate(zip(self.clicks, self.views)):
+        for i, (c, n) in enumerate(zip(self.clicks, self.views, strict=False)):
             if n == 0:
                 continue
             mean = c / n
@@ -239,7 +255,7 @@ class ReferenceItemUCB:
         self.t += 1
 
 
-def top_k(scores: np.ndarray, K: int) -> Tuple[int, ...]:
+def top_k(scores: np.ndarray, K: int) -> tuple[int, ...]:
     """K best by score, ties to the lower index."""
     return tuple(sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:K])
 

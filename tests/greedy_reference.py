@@ -3,6 +3,7 @@ a numpy ensemble of randomized forward selections that draws the same subsets, a
 forward selection. Nothing here uses Gram updates: every fit is a fresh least-squares solve."""
 
 import numpy as np
+
 from xoshiro_reference import Xoshiro256
 
 TIE = 1e-9  # criteria within this relative difference are tied; ties go to the lowest index

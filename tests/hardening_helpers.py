@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-HOSTILE_TRIED: "collections.Counter[str]" = collections.Counter()
+HOSTILE_TRIED: collections.Counter[str] = collections.Counter()
 
 # Small example counts: the whole hardening suite must stay within about a minute on 2 cores.
 FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,7 +14,9 @@ def reference_eval(weights, biases, x):
     L = len(weights)
     for l in range(L):
         W, b = weights[l], biases[l]
-        pre = [sum((Fraction(W[j][k]) * z[k] for k in range(len(z))), Fraction(0)) + Fraction(b[j]) for j in range(len(W))]
+        pre = [
+            sum((Fraction(W[j][k]) * z[k] for k in range(len(z))), Fraction(0)) + Fraction(b[j]) for j in range(len(W))
+        ]
         z = pre if l == L - 1 else [max(v, Fraction(0)) for v in pre]
     return z
 
@@ -128,14 +130,18 @@ def random_moves(net, rng, n_moves=6):
                 k = dead[0]
                 row = [-Fraction(int(rng.integers(0, 4)), 3) for _ in range(net.widths[layer - 1])]
                 out = [Fraction(int(rng.integers(-4, 5)), 3) for _ in range(net.widths[layer + 1])]
-                net = moves.perturb_dead(net, layer, k, weights=row, bias=-Fraction(int(rng.integers(0, 3))), outgoing=out)
+                net = moves.perturb_dead(
+                    net, layer, k, weights=row, bias=-Fraction(int(rng.integers(0, 3))), outgoing=out
+                )
             elif kind == 4:
                 active = [k for k in range(width) if moves.is_always_active(net, layer, k)]
                 if len(active) < 2:
                     continue
                 S = active[:2]
-                G = [[Fraction(int(rng.integers(1, 4))), Fraction(int(rng.integers(0, 3)), 2)],
-                     [Fraction(int(rng.integers(0, 3)), 3), Fraction(int(rng.integers(1, 4)))]]
+                G = [
+                    [Fraction(int(rng.integers(1, 4))), Fraction(int(rng.integers(0, 3)), 2)],
+                    [Fraction(int(rng.integers(0, 3)), 3), Fraction(int(rng.integers(1, 4)))],
+                ]
                 net = moves.mix_active(net, layer, S, G)
             else:
                 if layer > L - 2:
@@ -151,14 +157,17 @@ def random_moves(net, rng, n_moves=6):
 
 # ---- an independent exact description of one-input networks ------------------------------------
 
+
 def _pre_activations_1d(weights, biases, x):
     """Pre-activations of every layer at the scalar x (plain Python Fractions)."""
     z = [Fraction(x)]
     out = []
     L = len(weights)
     for l in range(L):
-        pre = [sum((Fraction(weights[l][j][k]) * z[k] for k in range(len(z))), Fraction(0)) + Fraction(biases[l][j])
-               for j in range(len(weights[l]))]
+        pre = [
+            sum((Fraction(weights[l][j][k]) * z[k] for k in range(len(z))), Fraction(0)) + Fraction(biases[l][j])
+            for j in range(len(weights[l]))
+        ]
         out.append(pre)
         z = [max(v, Fraction(0)) for v in pre]
     return out
@@ -178,7 +187,9 @@ def candidate_knots_1d(weights, biases):
         values = [_pre_activations_1d(weights, biases, p)[l] for p in probes]
         new = []
         for j in range(len(weights[l])):
-            for (p, vp), (q, vq) in zip(zip(probes, values), zip(probes[1:], values[1:])):
+            for (p, vp), (q, vq) in zip(
+                zip(probes, values, strict=False), zip(probes[1:], values[1:], strict=False), strict=False
+            ):
                 a, b = vp[j], vq[j]
                 slope = (b - a) / (q - p)
                 if slope == 0:
@@ -196,16 +207,20 @@ def function_key_1d(weights, biases):
     """An exact canonical key of the function x -> f(x) of a one-input network: its true breakpoints
     with their values plus the slopes at -inf and +inf (or the affine map when there is none). Two
     one-input networks compute the same function iff their keys are equal."""
+
     def f(x):
         return tuple(_pre_activations_1d(weights, biases, x)[-1])
 
     ks = candidate_knots_1d(weights, biases)
     if not ks:
         f0, f1 = f(Fraction(0)), f(Fraction(1))
-        return ("affine", f0, tuple(b - a for a, b in zip(f0, f1)))
+        return ("affine", f0, tuple(b - a for a, b in zip(f0, f1, strict=False)))
     pts = [ks[0] - 1] + ks + [ks[-1] + 1]
     vals = [f(p) for p in pts]
-    slopes = [tuple((b - a) / (q - p) for a, b in zip(va, vb)) for p, q, va, vb in zip(pts, pts[1:], vals, vals[1:])]
+    slopes = [
+        tuple((b - a) / (q - p) for a, b in zip(va, vb, strict=False))
+        for p, q, va, vb in zip(pts, pts[1:], vals, vals[1:], strict=False)
+    ]
     true = [(ks[i], vals[i + 1]) for i in range(len(ks)) if slopes[i] != slopes[i + 1]]
     if not true:
         return ("affine", f(Fraction(0)), slopes[0])

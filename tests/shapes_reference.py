@@ -95,7 +95,7 @@ def polygon_moments_duffy(ring, N, q=None):
     WW = np.outer(wu, wu)
     ring = np.asarray(ring, dtype=np.float64)
     out = np.zeros(len(half_set(N)), dtype=complex)
-    for a, b in zip(ring, np.roll(ring, -1, axis=0)):
+    for a, b in zip(ring, np.roll(ring, -1, axis=0), strict=False):
         det = a[0] * b[1] - a[1] * b[0]
         px = U * ((1 - V) * a[0] + V * b[0])
         py = U * ((1 - V) * a[1] + V * b[1])

@@ -32,11 +32,15 @@ sys.exit(3)
 """
 
 
-def assert_interrupts(setup: str, call: str, *, after: float = 0.5, within: float = 0.5, timeout: float = 300.0) -> float:
+def assert_interrupts(
+    setup: str, call: str, *, after: float = 0.5, within: float = 0.5, timeout: float = 300.0
+) -> float:
     """Run ``setup`` then ``call`` (Python source) in a child interpreter, send it SIGINT ``after``
     seconds into ``call`` and assert that ``call`` raised KeyboardInterrupt within ``within`` seconds
     of the signal. ``call`` must run well past ``after`` uninterrupted. Returns the delay in seconds."""
-    source = _CHILD.format(setup=textwrap.dedent(setup), call=textwrap.indent(textwrap.dedent(call).strip() or "pass", "    "))
+    source = _CHILD.format(
+        setup=textwrap.dedent(setup), call=textwrap.indent(textwrap.dedent(call).strip() or "pass", "    ")
+    )
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     child = subprocess.Popen(
@@ -56,9 +60,13 @@ def assert_interrupts(setup: str, call: str, *, after: float = 0.5, within: floa
             child.kill()
             child.wait()
     words = out.split()
-    assert words and words[0] in ("interrupted", "finished"), f"child ended with {child.returncode}: {out!r}\n{err[-2000:]}"
+    assert words and words[0] in ("interrupted", "finished"), (
+        f"child ended with {child.returncode}: {out!r}\n{err[-2000:]}"
+    )
     if words[0] == "finished":
-        raise AssertionError(f"the call ended without KeyboardInterrupt (it returned {float(words[1]) - sent:+.2f} s after the signal)")
+        raise AssertionError(
+            f"the call ended without KeyboardInterrupt (it returned {float(words[1]) - sent:+.2f} s after the signal)"
+        )
     delay = float(words[1]) - sent
     assert delay <= within, f"KeyboardInterrupt came {delay:.2f} s after SIGINT (allowed {within} s)"
     return delay

@@ -25,8 +25,9 @@ def _cli(args, cwd, timeout=600):
     env = dict(os.environ)
     package_parent = str(Path(paperkernels.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
-    return subprocess.run([sys.executable, "-m", "paperkernels", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "paperkernels", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture(scope="module")
@@ -121,8 +122,7 @@ def test_compare_flags_a_planted_slowdown(quick, tmp_path):
     slow = _slowed(record)
     result = analysis.compare(record, slow)
     by_key = {tuple(r["key"]): r for r in result["rows"]}
-    narrow = [m for m in record["measurements"]
-              if m["clock"] and m["spread"]["max"] < 1.9 * m["spread"]["min"]]
+    narrow = [m for m in record["measurements"] if m["clock"] and m["spread"]["max"] < 1.9 * m["spread"]["min"]]
     assert len(narrow) >= 10
     for m in narrow:  # a 2x change beyond the measured spread is flagged as a slowdown
         assert by_key[analysis.key(m)]["verdict"] == "slower", m
@@ -164,8 +164,13 @@ def test_markdown_and_readme_blocks(quick):
         if entry["status"] == "ok":
             assert analysis.markdown(record, name).strip()
     assert "speed-up" in text and record["isa"] in text
-    readme = "intro\n" + analysis.BEGIN.format(module="greedy") + "\nold table\n" + \
-        analysis.END.format(module="greedy") + "\nrest\n"
+    readme = (
+        "intro\n"
+        + analysis.BEGIN.format(module="greedy")
+        + "\nold table\n"
+        + analysis.END.format(module="greedy")
+        + "\nrest\n"
+    )
     updated, done = analysis.render_tables(record, readme)
     assert done == ["greedy"] and "old table" not in updated and updated.endswith("rest\n")
     assert analysis.markdown(record, "greedy") in updated
@@ -217,10 +222,20 @@ def test_dense_kernels_have_a_row_per_isa_and_the_dgemm_rate(quick):
     _, record, stdout = quick
     supported = paperkernels.supported_isas()
     assert record["supported_isas"] == supported
-    for module, workload, metric in (("greedy", "dense", "time per fit"), ("greedy", "wide", "time per fit"),
-                                     ("shapes", "masks", "throughput")):
-        rows = [m for m in record["measurements"] if m["module"] == module and m["workload"].startswith(workload)
-                and m["contender"] == "paperkernels" and m["threads"] == 1 and m["metric"] == metric]
+    for module, workload, metric in (
+        ("greedy", "dense", "time per fit"),
+        ("greedy", "wide", "time per fit"),
+        ("shapes", "masks", "throughput"),
+    ):
+        rows = [
+            m
+            for m in record["measurements"]
+            if m["module"] == module
+            and m["workload"].startswith(workload)
+            and m["contender"] == "paperkernels"
+            and m["threads"] == 1
+            and m["metric"] == metric
+        ]
         by_workload = {}
         for m in rows:
             by_workload.setdefault(m["workload"], []).append(m["isa"])
@@ -297,8 +312,10 @@ def test_benchmark_tables_match_the_recorded_run():
     text = BENCHMARKS_PAGE.read_text()
     updated, done = analysis.render_tables(record, text)
     assert done == list(benchmarks.BENCHMARKS)
-    assert updated == text, ("docs/benchmarks.md tables differ from tools/readme_bench.json: "
-                             "run tools/render_bench.py tools/readme_bench.json")
+    assert updated == text, (
+        "docs/benchmarks.md tables differ from tools/readme_bench.json: "
+        "run tools/render_bench.py tools/readme_bench.json"
+    )
 
 
 def test_render_bench_checks_the_benchmarks_page(tmp_path):

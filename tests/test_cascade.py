@@ -17,7 +17,6 @@ import pytest
 import cascade_reference as ref
 from paperkernels import cascade as pc
 
-
 # ---------------------------------------------------------------------------------------------
 # Helpers
 
@@ -47,7 +46,9 @@ def small_env(seed, L=8, m=3, K=3, dx=3, state="set", features="transition", lin
 
 
 def reference_prob(model):
-    return lambda i, z: ref.model_prob(model.X, model.topics, model.theta, model.n_topics, model.features, model.link, i, z)
+    return lambda i, z: ref.model_prob(
+        model.X, model.topics, model.theta, model.n_topics, model.features, model.link, i, z
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -105,7 +106,9 @@ def test_state_space_matches_enumeration(kind):
                 expected = space.index(after) if after in reachable else -1
                 assert space.next[s, c] == expected
         if K > 1:  # smaller K: a prefix of the columns
-            assert np.array_equal(pc.StateSpace(m, K - 1, kind).vectors, space.vectors[: len(pc.StateSpace(m, K - 1, kind))])
+            assert np.array_equal(
+                pc.StateSpace(m, K - 1, kind).vectors, space.vectors[: len(pc.StateSpace(m, K - 1, kind))]
+            )
     assert len(pc.StateSpace(10, 5, "set")) == sum(math.comb(10, j) for j in range(5))
 
 
@@ -145,7 +148,9 @@ def test_from_parts_layout():
     assert model.dim == 2 + 9
     assert np.array_equal(model.theta_x, [0.30, 0.25])
     assert model.gamma[2, 0] == 0.25
-    coverage = pc.TopicCascadeModel.from_parts(model.X, model.topics, [0.3, 0.25], [0.1, 0.0, -0.1], features="coverage")
+    coverage = pc.TopicCascadeModel.from_parts(
+        model.X, model.topics, [0.3, 0.25], [0.1, 0.0, -0.1], features="coverage"
+    )
     assert coverage.dim == 5 and np.array_equal(coverage.gamma, [0.1, 0.0, -0.1])
     # Coverage: the bonus applies only while the item's topic is absent.
     assert coverage.click_prob(0, [0, 1, 0]) == pytest.approx(0.3 + 0.1)
@@ -215,7 +220,9 @@ def test_table_serves_shorter_cascades():
 def test_builder_with_given_parameters():
     table = np.array([[1, 0, 0], [0, 2, 1], [0, 1, 1], [1, 0, 1]])
     features = np.array([[3.0, 4.0], [1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
-    env = pc.environment_from_table(table, features, 2, theta_x=[0.2, 0.1], gamma=[0.05, 0.0, -0.05], feature_map="coverage")
+    env = pc.environment_from_table(
+        table, features, 2, theta_x=[0.2, 0.1], gamma=[0.05, 0.0, -0.05], feature_map="coverage"
+    )
     model = env.model
     assert np.array_equal(model.topics, [0, 1, 1, 0])
     assert np.allclose(model.X[0], [0.6, 0.8])
@@ -228,7 +235,9 @@ def test_optimistic_value_never_below_true_optimum():
     for _ in range(300):
         table, _ = random_table(rng)
         bump = np.abs(rng.normal(0, 0.1, table.probabilities.shape)) * (rng.random(table.probabilities.shape) < 0.5)
-        optimistic = pc.ClickTable(np.clip(table.probabilities + bump, 0, 1), table.topics, table.K, state=table.state, n_topics=table.n_topics)
+        optimistic = pc.ClickTable(
+            np.clip(table.probabilities + bump, 0, 1), table.topics, table.K, state=table.state, n_topics=table.n_topics
+        )
         assert pc.plan(optimistic, table.K).value >= pc.plan(table, table.K).value - 1e-12
 
 
@@ -244,7 +253,9 @@ def test_learner_optimism_when_its_probabilities_dominate():
     assert np.all(optimistic >= env.click_table - 1e-12)  # beta = 2 covers the truth here
     learner.select(model.X, model.topics)
     assert learner.last_value >= env.optimal.value - 1e-12
-    assert learner.last_value == pytest.approx(pc.plan(pc.ClickTable(optimistic, model.topics, env.K), env.K).value, abs=1e-12)
+    assert learner.last_value == pytest.approx(
+        pc.plan(pc.ClickTable(optimistic, model.topics, env.K), env.K).value, abs=1e-12
+    )
 
 
 def test_large_instance_exact_matches_topic_dp_or_beats_it():
@@ -313,8 +324,13 @@ def test_topic_learner_matches_reference(name):
     env = small_env(1, state=options.get("state", "set"), link=options.get("link", "linear"))
     learner = pc.TopicCascadeUCB(beta=0.5, **options)
     reference = ref.ReferenceTopicUCB(
-        env.K, env.model.n_topics, env.model.n_features, state=options.get("state", "set"),
-        link_name=options.get("link", "linear"), planner=options.get("planner", "exact"), beta=0.5,
+        env.K,
+        env.model.n_topics,
+        env.model.n_features,
+        state=options.get("state", "set"),
+        link_name=options.get("link", "linear"),
+        planner=options.get("planner", "exact"),
+        beta=0.5,
     )
     strict, ties = follow_reference(env, learner, reference, 150)
     assert strict >= 120, (strict, ties)  # the rest: genuine ties (clipped probabilities)
@@ -505,7 +521,9 @@ def test_toy_catalogue_and_builder():
 
 def test_read_catalogue_movielens_layout(tmp_path):
     path = tmp_path / "movies.csv"
-    path.write_text("movieId,title,genres,year\n1,A,Comedy|Drama,0.5\n2,B,(no genres listed)|Drama,0.2\n3,C,Action,0.9\n")
+    path.write_text(
+        "movieId,title,genres,year\n1,A,Comedy|Drama,0.5\n2,B,(no genres listed)|Drama,0.2\n3,C,Action,0.9\n"
+    )
     catalogue = pc.read_catalogue(str(path))
     assert catalogue.topic_names == ("Comedy", "Drama", "Action")
     assert np.array_equal(catalogue.topic_table, [[1, 1, 0], [0, 1, 0], [0, 0, 1]])
@@ -523,7 +541,9 @@ def test_plot_regret_draws_mean_and_band():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    result = pc.simulate(pc.reference_environment(0), [pc.TopicCascadeUCB(beta=1.0), pc.RandomCascade()], 300, n_seeds=3, seed=0)
+    result = pc.simulate(
+        pc.reference_environment(0), [pc.TopicCascadeUCB(beta=1.0), pc.RandomCascade()], 300, n_seeds=3, seed=0
+    )
     ax = pc.plot_regret(result, band="std")
     assert len(ax.lines) == 2 and len(ax.collections) == 2
     assert np.allclose(ax.lines[1].get_ydata(), result.cumulative_regret[1].mean(axis=0))
@@ -538,7 +558,9 @@ def test_matplotlib_is_imported_lazily():
 
 
 def test_demo_runs():
-    out = subprocess.run([sys.executable, "-m", "paperkernels", "demo", "cascade"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "paperkernels", "demo", "cascade"], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert "0.754615" in out.stdout and "0.618905" in out.stdout
 
@@ -607,9 +629,14 @@ def test_bad_cascades_and_K():
         pc.plan(model, 0)
     with pytest.raises(ValueError, match="method: expected one of 'exact', 'topic_dp', 'greedy', 'brute'"):
         pc.plan(model, 3, "astar")
-    with pytest.raises(ValueError, match="K: method 'topic_dp' uses one item per topic and needs K <= the number of topics with items"):
+    with pytest.raises(
+        ValueError, match="K: method 'topic_dp' uses one item per topic and needs K <= the number of topics with items"
+    ):
         pc.plan(model, 4, "topic_dp")
-    with pytest.raises(ValueError, match=r"method 'brute': L!/\(L-K\)! = 120 orderings \(L = 6, K = 3\) is above the limit max_orderings = 100"):
+    with pytest.raises(
+        ValueError,
+        match=r"method 'brute': L!/\(L-K\)! = 120 orderings \(L = 6, K = 3\) is above the limit max_orderings = 100",
+    ):
         pc.plan(model, 3, "brute", max_orderings=100)
     big = random_model(np.random.default_rng(0), 40, 3)
     with pytest.raises(ValueError, match=r"L!/\(L-K\)! = 78960960 orderings"):
@@ -651,7 +678,9 @@ def test_bad_learner_calls():
 
 def test_bad_simulate_arguments():
     env = pc.worked_example()
-    with pytest.raises(ValueError, match="learners: TopicCascadeUCB\\(exact\\) was created with K = 2, the environment has 3"):
+    with pytest.raises(
+        ValueError, match="learners: TopicCascadeUCB\\(exact\\) was created with K = 2, the environment has 3"
+    ):
         pc.simulate(env, [pc.TopicCascadeUCB(K=2)], 10)
     with pytest.raises(ValueError, match="learners: expected at least one learner"):
         pc.simulate(env, [], 10)
@@ -682,16 +711,35 @@ def test_bad_tables_for_builder():
 def test_options_cross_into_the_core_as_enums():
     from paperkernels import _core
 
-    for enum, names in ((_core.cascade.StateKind, pc.STATE_KINDS), (_core.cascade.FeatureMap, pc.FEATURE_MAPS),
-                        (_core.cascade.Link, pc.LINKS), (_core.cascade.Planner, pc.PLANNERS)):
+    for enum, names in (
+        (_core.cascade.StateKind, pc.STATE_KINDS),
+        (_core.cascade.FeatureMap, pc.FEATURE_MAPS),
+        (_core.cascade.Link, pc.LINKS),
+        (_core.cascade.Planner, pc.PLANNERS),
+    ):
         assert tuple(enum.__members__) == names
     assert _core.cascade.LearnerType.topic_ucb.name == "topic_ucb"
     # A bare integer code is refused by the binding (it was cast to the enum unchecked).
     with pytest.raises(TypeError):
         _core.cascade.state_space(7, 3, 3, 100)
     with pytest.raises(TypeError):
-        _core.cascade.Learner(type=9, K=2, n_topics=2, n_features=1, state=0, features=0, link=0, planner=0,
-                              lam=1.0, beta=1.0, delta=0.05, S=1.0, max_states=100, seed=0, stream=0)
+        _core.cascade.Learner(
+            type=9,
+            K=2,
+            n_topics=2,
+            n_features=1,
+            state=0,
+            features=0,
+            link=0,
+            planner=0,
+            lam=1.0,
+            beta=1.0,
+            delta=0.05,
+            S=1.0,
+            max_states=100,
+            seed=0,
+            stream=0,
+        )
     # pybind11 builds a member from any integer: one that names no option is refused as well.
     with pytest.raises(ValueError, match="state: expected a member of the enum, got the value 7"):
         _core.cascade.state_space(_core.cascade.StateKind(7), 3, 3, 100)

@@ -18,8 +18,11 @@ def _docstring_tests():
         if not callable(obj):
             continue
         # Private base classes hold methods of public ones (e.g. the scores of the item-index learners).
-        owners = [(name, obj)] + [(base.__name__, base) for base in getattr(obj, "__mro__", ())[1:]
-                                  if base.__module__.startswith("paperkernels.")]
+        owners = [(name, obj)] + [
+            (base.__name__, base)
+            for base in getattr(obj, "__mro__", ())[1:]
+            if base.__module__.startswith("paperkernels.")
+        ]
         for label, owner in owners:
             # module=False: the names are defined in private submodules; take every docstring inside.
             for test in finder.find(owner, f"paperkernels.cascade.{label}", module=False, globs={}):

@@ -8,15 +8,18 @@ distributed = pytest.importorskip("distributed", reason="the dask extra is not i
 da = pytest.importorskip("dask.array")
 
 from paperkernels import distributed as pkd  # noqa: E402
-from paperkernels.greedy import EnsembleForwardSelection  # noqa: E402
 from paperkernels import shapes  # noqa: E402
+from paperkernels.greedy import EnsembleForwardSelection  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
-    ) as cluster, distributed.Client(cluster) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         yield c
 
 
@@ -81,12 +84,15 @@ def test_progress_bar_on_cluster(client, capsys):
     assert "episodes" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("bad,error,message", [
-    (dict(chunk_size=0), ValueError, "chunk_size: expected an integer in"),
-    (dict(chunk_size=2.5), TypeError, "chunk_size: expected an integer"),
-    (dict(seed=-1), ValueError, "seed: expected an integer in"),
-    (dict(n_runs=0), ValueError, "n_runs: expected an integer in"),
-])
+@pytest.mark.parametrize(
+    "bad,error,message",
+    [
+        (dict(chunk_size=0), ValueError, "chunk_size: expected an integer in"),
+        (dict(chunk_size=2.5), TypeError, "chunk_size: expected an integer"),
+        (dict(seed=-1), ValueError, "seed: expected an integer in"),
+        (dict(n_runs=0), ValueError, "n_runs: expected an integer in"),
+    ],
+)
 def test_toptwo_bad_arguments(bad, error, message):
     args = dict(mu=[0.6, 0.4], delta=0.1, n_runs=5, seed=1)
     args.update(bad)
@@ -96,11 +102,15 @@ def test_toptwo_bad_arguments(bad, error, message):
 
 def _masks(count=23, size=32, seed=5):
     rng = np.random.default_rng(seed)
-    yy, xx = np.mgrid[-1:1:size * 1j, -1:1:size * 1j]
+    yy, xx = np.mgrid[-1 : 1 : size * 1j, -1 : 1 : size * 1j]
     radii = rng.uniform(0.2, 0.9, size=count)
     shifts = rng.uniform(-0.1, 0.1, size=(count, 2))
-    return np.stack([((xx - sx) ** 2 + 0.6 * (yy - sy) ** 2 < r * r).astype(float)
-                     for r, (sx, sy) in zip(radii, shifts)])
+    return np.stack(
+        [
+            ((xx - sx) ** 2 + 0.6 * (yy - sy) ** 2 < r * r).astype(float)
+            for r, (sx, sy) in zip(radii, shifts, strict=False)
+        ]
+    )
 
 
 @pytest.mark.parametrize("chunk_size", [1, 5, 100])
@@ -162,7 +172,7 @@ def test_cascade_many_studies_and_generator_seeds(client):
 
     studies = [_cascade_study(np.random.default_rng(5)), _cascade_study(9)]
     local = [cascade.simulate(**_cascade_study(np.random.default_rng(5))), cascade.simulate(**_cascade_study(9))]
-    for a, b in zip(local, pkd.simulate_many(studies, client, chunk_size=2)):
+    for a, b in zip(local, pkd.simulate_many(studies, client, chunk_size=2), strict=False):
         _same_simulation(a, b)
     with pytest.raises(ValueError, match=r"studies\[0\]: unexpected keys \['bogus'\]"):
         pkd.simulate_many([dict(_cascade_study(1), bogus=1)])
@@ -179,8 +189,16 @@ def test_toptwo_grid_on_cluster_equals_local(client, chunk_size):
     from paperkernels import toptwo
 
     instances = [[0.5, 0.45, 0.43, 0.4], [0.7, 0.3, 0.5]]
-    cells = pkd.run_grid(instances, [0.1, 0.01], 13, rules=["random", "tracking"], thresholds=["gk16", "union"],
-                         seed=3, client=client, chunk_size=chunk_size)
+    cells = pkd.run_grid(
+        instances,
+        [0.1, 0.01],
+        13,
+        rules=["random", "tracking"],
+        thresholds=["gk16", "union"],
+        seed=3,
+        client=client,
+        chunk_size=chunk_size,
+    )
     assert len(cells) == 2 * 2 * 2 * 2
     for cell in cells:
         local = toptwo.run_many(cell.mu, cell.delta, 13, rule=cell.rule, threshold=cell.threshold, seed=3)

@@ -30,7 +30,11 @@ def _sphinx(builder: str, out: Path, *, gallery: bool) -> subprocess.CompletedPr
         env["PAPERKERNELS_DOCS_NO_GALLERY"] = "1"
     return subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", builder, str(DOCS), str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -47,8 +51,12 @@ def test_api_reference_lists_every_public_name():
 
 
 # Pages whose examples must run under the doctest builder (every user guide among them).
-PAGES_WITH_EXAMPLES = ("getting-started", "robustness", "scale-out",
-                       *(f"guide/{name}" for name in MODULES if name != "distributed"))
+PAGES_WITH_EXAMPLES = (
+    "getting-started",
+    "robustness",
+    "scale-out",
+    *(f"guide/{name}" for name in MODULES if name != "distributed"),
+)
 
 
 def test_guides_and_pages_examples_run(tmp_path):
@@ -76,8 +84,9 @@ def test_scale_out_cluster_example_runs(tmp_path):
     script = tmp_path / "scale_out.py"
     script.write_text(blocks[0], encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     assert "(1000, 128)" in done.stdout, done.stdout  # 1000 codes of length 2 S(14) = 128
 
@@ -94,7 +103,11 @@ def test_readme_links_resolve():
 
 def _public_objects(package: str):
     module = importlib.import_module(package)
-    names = ["Limits", "set_isa", "get_isa", "supported_isas", "show_config"] if package == "paperkernels" else module.__all__
+    names = (
+        ["Limits", "set_isa", "get_isa", "supported_isas", "show_config"]
+        if package == "paperkernels"
+        else module.__all__
+    )
     yield package, module
     for name in names:
         obj = getattr(module, name)
@@ -102,8 +115,9 @@ def _public_objects(package: str):
             yield f"{package}.{name}", obj
 
 
-@pytest.mark.parametrize("package", ["paperkernels", "paperkernels.distributed", "paperkernels.greedy",
-                                     "paperkernels.shapes"])
+@pytest.mark.parametrize(
+    "package", ["paperkernels", "paperkernels.distributed", "paperkernels.greedy", "paperkernels.shapes"]
+)
 def test_docstring_examples_run(package):
     """The Examples of every public function, class and method run, in a fresh namespace each."""
     pytest.importorskip("matplotlib")
@@ -135,8 +149,12 @@ def html_site(tmp_path_factory):
 
 def test_html_site_builds_without_warnings(html_site):
     html = html_site
-    for page in ("index.html", "guide/greedy.html", "api/generated/paperkernels.greedy.exact_weights.html",
-                 "gallery/plot_shapes.html"):
+    for page in (
+        "index.html",
+        "guide/greedy.html",
+        "api/generated/paperkernels.greedy.exact_weights.html",
+        "gallery/plot_shapes.html",
+    ):
         assert (html / page).is_file(), page
     for name in MODULES:
         if name != "distributed":
@@ -186,8 +204,21 @@ def test_gallery_figures_render_in_a_browser(request):
     html_site = request.getfixturevalue("html_site")
 
     def dump(page: Path) -> str:
-        done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000",
-                               "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, env=env)
+        done = subprocess.run(
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--virtual-time-budget=3000",
+                "--dump-dom",
+                page.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         return done.stdout
 
@@ -196,8 +227,9 @@ def test_gallery_figures_render_in_a_browser(request):
     for example in sorted((ROOT / "examples").glob("plot_*.py")):
         page = html_site / "gallery" / f"{example.stem}.html"
         probe = page.with_name(f"_probe_{page.name}")  # beside the page, so relative links still resolve
-        probe.write_text(page.read_text(encoding="utf-8").replace("</body>", _COUNT_FIGURES + "</body>"),
-                         encoding="utf-8")
+        probe.write_text(
+            page.read_text(encoding="utf-8").replace("</body>", _COUNT_FIGURES + "</body>"), encoding="utf-8"
+        )
         found = re.search(r'data-figures="(\d+)/(\d+)"', dump(probe))
         assert found, f"{page.name}: the page did not finish loading"
         loaded, total = map(int, found.groups())

@@ -1,7 +1,7 @@
 """The shared core: PRNG streams, the deterministic parallel-for, errors, seeds, validation, CLI."""
 
-import os
 import _thread
+import os
 import signal
 import subprocess
 import sys
@@ -44,7 +44,11 @@ def test_uniform_matches_python_reference():
 def test_streams_reproducible_and_distinct():
     a = _core.common.random_uint64(7, 3, 1000)
     assert np.array_equal(a, _core.common.random_uint64(7, 3, 1000))
-    others = [_core.common.random_uint64(7, 4, 1000), _core.common.random_uint64(8, 3, 1000), _core.common.random_uint64(3, 7, 1000)]
+    others = [
+        _core.common.random_uint64(7, 4, 1000),
+        _core.common.random_uint64(8, 3, 1000),
+        _core.common.random_uint64(3, 7, 1000),
+    ]
     for b in others:
         assert np.count_nonzero(a == b) == 0
 
@@ -224,7 +228,9 @@ def test_version_and_import_time():
 
 
 def test_cli_version_and_demo():
-    out = subprocess.run([sys.executable, "-m", "paperkernels", "--version"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "paperkernels", "--version"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == f"paperkernels {paperkernels.__version__}"
     bad = subprocess.run([sys.executable, "-m", "paperkernels", "demo", "nosuch"], capture_output=True, text=True)
     assert bad.returncode == 2 and "unknown module" in bad.stderr

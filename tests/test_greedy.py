@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from greedy_reference import brute_force_forward_selection, reference_ensemble
-from xoshiro_reference import Xoshiro256
 from paperkernels.greedy import (
     EnsembleForwardSelection,
     asymptotic_weights,
@@ -25,6 +24,7 @@ from paperkernels.greedy import (
     logistic_bounds,
     plot_weights,
 )
+from xoshiro_reference import Xoshiro256
 
 
 def make_data(n=60, p=15, n_informative=3, noise=1.0, seed=0):
@@ -141,7 +141,10 @@ def test_identical_for_any_thread_count(n_threads):
 
 def test_seeds():
     X, y = make_data(seed=6)
-    fit = lambda rs: EnsembleForwardSelection(k=4, m=3, n_estimators=20, random_state=rs).fit(X, y).coef_
+
+    def fit(rs):
+        return EnsembleForwardSelection(k=4, m=3, n_estimators=20, random_state=rs).fit(X, y).coef_
+
     np.testing.assert_array_equal(fit(5), fit(5))
     assert not np.array_equal(fit(5), fit(6))
     np.testing.assert_array_equal(fit(np.random.default_rng(1)), fit(np.random.default_rng(1)))
@@ -358,7 +361,9 @@ def _same_fit(a, b):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
 
 
-@pytest.mark.parametrize("restore", [lambda o: pickle.loads(pickle.dumps(o)), copy.deepcopy], ids=["pickle", "deepcopy"])
+@pytest.mark.parametrize(
+    "restore", [lambda o: pickle.loads(pickle.dumps(o)), copy.deepcopy], ids=["pickle", "deepcopy"]
+)
 def test_estimator_pickles_and_deep_copies(restore):
     X, y = make_data(n=40, p=8, seed=5)
     unfitted = EnsembleForwardSelection(k=4, m=3, n_estimators=25, random_state=np.random.default_rng(2))
@@ -377,7 +382,9 @@ def test_estimator_pickles_and_deep_copies(restore):
     np.testing.assert_array_equal(restored.predict_path(X), unfitted.predict_path(X))
 
 
-@pytest.mark.parametrize("restore", [lambda o: pickle.loads(pickle.dumps(o)), copy.deepcopy], ids=["pickle", "deepcopy"])
+@pytest.mark.parametrize(
+    "restore", [lambda o: pickle.loads(pickle.dumps(o)), copy.deepcopy], ids=["pickle", "deepcopy"]
+)
 def test_results_pickle_and_deep_copy(restore):
     X, y = make_data(n=40, p=6, seed=6)
     template = EnsembleForwardSelection(k=3, n_estimators=10, random_state=1)
@@ -446,8 +453,16 @@ def test_works_without_sklearn(tmp_path):
 @pytest.mark.parametrize(
     "change, error, match",
     [
-        (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), y), ValueError, "Input X contains NaN"),
-        (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.inf, X), y), ValueError, "Input X contains infinity"),
+        (
+            lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), y),
+            ValueError,
+            "Input X contains NaN",
+        ),
+        (
+            lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.inf, X), y),
+            ValueError,
+            "Input X contains infinity",
+        ),
         (lambda X, y: (X, np.where(np.arange(len(y)) == 3, np.nan, y)), ValueError, "Input y contains NaN"),
         (lambda X, y: (X, y[:-1]), ValueError, "inconsistent numbers of samples"),
         (lambda X, y: (X[:, 0], y), ValueError, "Expected 2D array"),
@@ -613,8 +628,9 @@ def test_logistic_bounds_bracket_asymptotic_weights(k, gamma):
 
 
 def test_exact_weights_approach_asymptotic_ones():
-    gaps = [np.max(np.abs(exact_weights(10, int(0.15 * p), p)[:40] - asymptotic_weights(10, 0.15, 40)))
-            for p in (200, 2000)]
+    gaps = [
+        np.max(np.abs(exact_weights(10, int(0.15 * p), p)[:40] - asymptotic_weights(10, 0.15, 40))) for p in (200, 2000)
+    ]
     assert gaps[1] < gaps[0] / 5 and gaps[1] < 2e-3
 
 
@@ -665,8 +681,9 @@ def test_df_of_forward_selection_under_null_orthogonal_design():
     p, k = 20, 4
     closed_form = expected_top_k_chi2(p, k)
     Q = orthonormal_design(p + 1, p, seed=2)  # centred columns; the intercept adds 1 df
-    result = degrees_of_freedom(EnsembleForwardSelection(k=k, m=None, n_estimators=1), Q, np.zeros(p + 1), 1.0,
-                                n_replicates=400, random_state=1)
+    result = degrees_of_freedom(
+        EnsembleForwardSelection(k=k, m=None, n_estimators=1), Q, np.zeros(p + 1), 1.0, n_replicates=400, random_state=1
+    )
     assert abs(result.df[k] - (closed_form + 1)) <= 4 * result.se[k]
     assert result.df[k] > k + 1 + 5  # the search part is large
     shortcut = degrees_of_freedom_orthogonal(np.zeros(p), 1.0, k, p, n_replicates=4000, random_state=2)
@@ -679,8 +696,9 @@ def test_df_of_random_subset_learners_is_k():
     X, _ = make_data(n=50, p=15, seed=4)
     mu = X[:, :3] @ [2.0, -1.0, 1.0]
     k = 4
-    result = degrees_of_freedom(EnsembleForwardSelection(k=k, m=1, n_estimators=30), X, mu, 1.0, n_replicates=300,
-                                random_state=3)
+    result = degrees_of_freedom(
+        EnsembleForwardSelection(k=k, m=1, n_estimators=30), X, mu, 1.0, n_replicates=300, random_state=3
+    )
     expected = np.arange(k + 1) + 1.0
     assert np.all(np.abs(result.df - expected) <= 4 * result.se)
     shortcut = degrees_of_freedom_orthogonal(np.linspace(-2, 2, 15), 1.0, k, 1, n_replicates=4000, random_state=4)
@@ -691,15 +709,18 @@ def test_bias_variance_report_is_consistent():
     X, _ = make_data(n=40, p=10, seed=9)
     mu = X[:, :2] @ [1.5, -1.0]
     sigma = 0.7
-    report = bias_variance(EnsembleForwardSelection(k=4, m=3, n_estimators=20), X, mu, sigma, n_replicates=300,
-                           random_state=5)
+    report = bias_variance(
+        EnsembleForwardSelection(k=4, m=3, n_estimators=20), X, mu, sigma, n_replicates=300, random_state=5
+    )
     np.testing.assert_allclose(report.risk, report.bias2 + report.variance)
     np.testing.assert_allclose(report.prediction_error, report.risk + sigma**2)
     assert report.bias2[0] == pytest.approx(np.var(mu), rel=0.05)  # the intercept-only fit
     assert np.all(np.diff(report.bias2) < 0)
     # Efron's optimism theorem: E[prediction error] = E[train error] + 2 sigma^2 df / n.
     optimism = report.prediction_error - report.train_error
-    np.testing.assert_allclose(optimism, 2 * sigma**2 * report.df / 40, atol=4 * 2 * sigma**2 * report.df_se.max() / 40 + 0.02)
+    np.testing.assert_allclose(
+        optimism, 2 * sigma**2 * report.df / 40, atol=4 * 2 * sigma**2 * report.df_se.max() / 40 + 0.02
+    )
 
 
 def test_simulation_bad_input():
@@ -769,22 +790,45 @@ def test_cross_validate_path_folds_as_masks_indices_or_splitter():
     [
         ([(np.arange(10, 30.0), np.arange(10.0))], TypeError, r"cv: fold 0, train: expected integer sample indices"),
         ([(np.arange(10, 30), np.array([0.5, 1.7]))], TypeError, r"cv: fold 0, test: expected integer"),
-        ([(np.arange(10, 30), np.arange(10)), (np.arange(20), np.arange(20, 31))], ValueError,
-         r"cv: fold 1, test: expected sample indices in \[0, 30\), got values in \[20, 30\]"),
+        (
+            [(np.arange(10, 30), np.arange(10)), (np.arange(20), np.arange(20, 31))],
+            ValueError,
+            r"cv: fold 1, test: expected sample indices in \[0, 30\), got values in \[20, 30\]",
+        ),
         ([(np.arange(-3, 20), np.arange(20, 30))], ValueError, r"cv: fold 0, train: expected sample indices in"),
-        ([(np.ones(29, dtype=bool), np.ones(30, dtype=bool))], ValueError,
-         r"cv: fold 0, train: a boolean mask must have shape \(30,\)"),
+        (
+            [(np.ones(29, dtype=bool), np.ones(30, dtype=bool))],
+            ValueError,
+            r"cv: fold 0, train: a boolean mask must have shape \(30,\)",
+        ),
         ([(np.arange(30), [])], ValueError, r"cv: fold 0, test: selects no sample"),
         ([(np.array([4]), np.arange(10))], ValueError, "cv: fold 0, train: expected at least 2 samples"),
         ([(np.arange(10), np.arange(10, 20), np.arange(5))], TypeError, r"cv: fold 0: expected a \(train, test\) pair"),
-        ([(np.ma.masked_array(np.arange(20)), np.arange(20, 30))], TypeError, "cv: fold 0, train: expected a plain array"),
+        (
+            [(np.ma.masked_array(np.arange(20)), np.arange(20, 30))],
+            TypeError,
+            "cv: fold 0, train: expected a plain array",
+        ),
         ("5", TypeError, "cv: expected an int >= 2"),
         (2.5, TypeError, "cv: expected an int >= 2"),
         (1, ValueError, "cv: expected an integer in"),
         ([], ValueError, "cv: expected at least one"),
     ],
-    ids=["float-indices", "fractional-indices", "out-of-range", "negative", "mask-length", "empty-test",
-         "one-training-sample", "triple", "masked", "string", "float", "one-fold", "no-folds"],
+    ids=[
+        "float-indices",
+        "fractional-indices",
+        "out-of-range",
+        "negative",
+        "mask-length",
+        "empty-test",
+        "one-training-sample",
+        "triple",
+        "masked",
+        "string",
+        "float",
+        "one-fold",
+        "no-folds",
+    ],
 )
 def test_cross_validate_path_refuses_bad_folds(folds, error, match):
     X, y = make_data(n=30, p=6, seed=11)
@@ -797,8 +841,12 @@ def test_cross_validate_path_refit_must_be_a_bool():
     for value in ("no", 0, None):
         with pytest.raises(TypeError, match="refit: expected a bool"):
             cross_validate_path(EnsembleForwardSelection(k=2, n_estimators=3), X, y, [2], cv=3, refit=value)
-    assert cross_validate_path(EnsembleForwardSelection(k=2, n_estimators=3), X, y, [2], cv=3,
-                               refit=np.bool_(False)).estimator is None
+    assert (
+        cross_validate_path(
+            EnsembleForwardSelection(k=2, n_estimators=3), X, y, [2], cv=3, refit=np.bool_(False)
+        ).estimator
+        is None
+    )
 
 
 def test_plot_weights():

@@ -126,7 +126,7 @@ def test_learner_kernels_give_the_same_bits_under_every_instruction_set(m, crite
         results.append((isa, with_gram, from_data))
     _, first_gram, first_data = results[0]
     for isa, with_gram, from_data in results[1:]:
-        for a, b in zip(with_gram + from_data, first_gram + first_data):
+        for a, b in zip(with_gram + from_data, first_gram + first_data, strict=False):
             assert np.array_equal(a, b), isa
     assert np.array_equal(first_gram[1], first_data[1])  # both ways select the same features here
 

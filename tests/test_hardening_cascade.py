@@ -1,16 +1,12 @@
 """Hardening of paperkernels.cascade: random valid inputs keep the invariants, hostile inputs raise
 errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import paperkernels
-from paperkernels import cascade as C
-
 from hardening_helpers import (
     BAD_ARRAYS,
     BAD_COUNTS,
@@ -25,6 +21,7 @@ from hardening_helpers import (
     rss_growth,
     run_in_threads,
 )
+from paperkernels import cascade as C
 
 MODULE = "cascade"
 
@@ -176,7 +173,9 @@ def test_wrong_structures_refused():
 
 
 def test_exploding_work_refused_up_front():
-    assert "paperkernels.limits.max_result_bytes" in str(bad("T, n_seeds", C.simulate, ENV, [C.CascadeUCB1()], 10**12, seed=0))
+    assert "paperkernels.limits.max_result_bytes" in str(
+        bad("T, n_seeds", C.simulate, ENV, [C.CascadeUCB1()], 10**12, seed=0)
+    )
     bad("n_seeds", C.simulate, ENV, [C.CascadeUCB1()], 10, n_seeds=10**12, seed=0)
     big = C.reference_environment(seed=0, n_items=40, K=6)
     bad("max_orderings", C.plan, big.model, 6, "brute")  # 40!/34! orderings
@@ -199,11 +198,12 @@ def test_concurrent_calls_match_sequential():
     env = C.reference_environment(seed=1)
 
     def work(seed):
-        return C.simulate(env, [C.TopicCascadeUCB(beta=1.0), C.CascadeLinUCB(beta=1.0)], 300, n_seeds=2, seed=seed,
-                          n_threads=2).regret
+        return C.simulate(
+            env, [C.TopicCascadeUCB(beta=1.0), C.CascadeLinUCB(beta=1.0)], 300, n_seeds=2, seed=seed, n_threads=2
+        ).regret
 
     expected = [work(s) for s in range(4)]
-    for got, want in zip(run_in_threads(work, list(range(4))), expected):
+    for got, want in zip(run_in_threads(work, list(range(4))), expected, strict=False):
         np.testing.assert_array_equal(got, want)
 
 

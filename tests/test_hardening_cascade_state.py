@@ -11,7 +11,6 @@ import pytest
 
 import paperkernels
 from paperkernels import cascade as C
-
 from sigint_helpers import assert_interrupts
 
 ENV = C.reference_environment(seed=1)  # L = 12, m = 4, K = 3
@@ -253,9 +252,12 @@ def test_masked_arrays_are_refused():
 
 
 def test_state_space_refusals_are_instant():
-    for call in (lambda: C.StateSpace(62, 64), lambda: C.StateSpace(30, 10, max_states=2**40),
-                 lambda: C.StateSpace(16, 16, "count"), lambda: C.TopicCascadeUCB(8, 62).select(
-                     np.ones((62, 2)), np.arange(62))):
+    for call in (
+        lambda: C.StateSpace(62, 64),
+        lambda: C.StateSpace(30, 10, max_states=2**40),
+        lambda: C.StateSpace(16, 16, "count"),
+        lambda: C.TopicCascadeUCB(8, 62).select(np.ones((62, 2)), np.arange(62)),
+    ):
         started = time.perf_counter()
         with pytest.raises(ValueError, match="K, n_topics"):
             call()
@@ -324,8 +326,12 @@ def test_one_learner_instead_of_a_list():
 
 
 def _round_trips(obj):
-    return [pickle.loads(pickle.dumps(obj)), pickle.loads(pickle.dumps(obj, protocol=5)), copy.deepcopy(obj),
-            copy.copy(obj)]
+    return [
+        pickle.loads(pickle.dumps(obj)),
+        pickle.loads(pickle.dumps(obj, protocol=5)),
+        copy.deepcopy(obj),
+        copy.copy(obj),
+    ]
 
 
 @pytest.mark.parametrize("kind", sorted(LEARNERS))
@@ -361,7 +367,7 @@ def test_copies_are_independent():
 
 def test_models_tables_spaces_and_environments_pickle():
     env = C.reference_environment(seed=4)
-    env.optimal  # fill the cache
+    _ = env.optimal  # fill the cache
     _ = env.click_table
     space = C.StateSpace(4, 3, "count")
     table = C.ClickTable(np.full((12, len(C.StateSpace(4, 3))), 0.2), TOPICS, 3)

@@ -1,8 +1,6 @@
 """Hardening of paperkernels.greedy: random valid inputs keep the invariants, hostile inputs raise
 errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -10,9 +8,6 @@ from hypothesis import strategies as st
 
 import paperkernels
 import paperkernels.greedy as G
-from paperkernels.greedy import EnsembleForwardSelection
-from paperkernels.greedy import _design, _theory
-
 from hardening_helpers import (
     BAD_ARRAYS,
     BAD_COUNTS,
@@ -25,6 +20,7 @@ from hardening_helpers import (
     rss_growth,
     run_in_threads,
 )
+from paperkernels.greedy import EnsembleForwardSelection, _design, _theory
 from sigint_helpers import assert_interrupts
 
 MODULE = "greedy"
@@ -133,10 +129,24 @@ def test_poisoned_arrays_refused(d):
     model = fit(X0, Y0)
     sklearn_refuses(model.predict, d.draw(poisoned(X0)))
     bad("theta", G.degrees_of_freedom_orthogonal, d.draw(poisoned(np.ones(4))), 1.0, 1, 1, n_replicates=3)
-    bad("mu", G.degrees_of_freedom, EnsembleForwardSelection(k=1, n_estimators=2), X0, d.draw(poisoned(Y0)), 1.0,
-        n_replicates=2)
-    bad("X", G.degrees_of_freedom, EnsembleForwardSelection(k=1, n_estimators=2), d.draw(poisoned(X0)), Y0, 1.0,
-        n_replicates=2)
+    bad(
+        "mu",
+        G.degrees_of_freedom,
+        EnsembleForwardSelection(k=1, n_estimators=2),
+        X0,
+        d.draw(poisoned(Y0)),
+        1.0,
+        n_replicates=2,
+    )
+    bad(
+        "X",
+        G.degrees_of_freedom,
+        EnsembleForwardSelection(k=1, n_estimators=2),
+        d.draw(poisoned(X0)),
+        Y0,
+        1.0,
+        n_replicates=2,
+    )
 
 
 @pytest.mark.parametrize("value", BAD_ARRAYS, ids=repr)
@@ -203,7 +213,8 @@ def test_wrong_shapes_and_options_refused():
     from paperkernels.greedy._simulation import MAX_ORTHOGONAL_FEATURES
 
     assert "MAX_ORTHOGONAL_FEATURES" in str(
-        bad("theta", G.degrees_of_freedom_orthogonal, np.ones(MAX_ORTHOGONAL_FEATURES + 1), 1.0, 1, 1))
+        bad("theta", G.degrees_of_freedom_orthogonal, np.ones(MAX_ORTHOGONAL_FEATURES + 1), 1.0, 1, 1)
+    )
 
 
 class _Refuses:
@@ -250,8 +261,9 @@ def test_exploding_work_refused_up_front():
     bad("n_ranks", G.asymptotic_weights, 3, 0.5, 10**12)
     bad("n_ranks", G.logistic_bounds, 3, 0.5, 10**12)
     assert "fewer estimators" in str(bad("n_estimators", fit, X0, Y0, n_estimators=10**13))
-    assert "max_result_bytes" in str(bad("n_replicates", G.degrees_of_freedom_orthogonal, np.ones(3), 1.0, 1, 1,
-                                         n_replicates=10**12))
+    assert "max_result_bytes" in str(
+        bad("n_replicates", G.degrees_of_freedom_orthogonal, np.ones(3), 1.0, 1, 1, n_replicates=10**12)
+    )
     bad("n_replicates", G.degrees_of_freedom, EnsembleForwardSelection(k=1), X0, Y0, 1.0, n_replicates=10**12)
     # k * p within the work limit, but p alone past the memory limit (7.3 TiB of zeros for k = 0).
     assert "asymptotic_weights" in str(bad("p", G.exact_weights, 0, 1, 10**12))
@@ -309,7 +321,7 @@ def test_concurrent_fits_match_sequential():
         return fit(X, y, k=10, m=15, n_estimators=150, random_state=seed, n_jobs=2).coef_path_
 
     expected = [work(s) for s in range(4)]
-    for got, want in zip(run_in_threads(work, list(range(4))), expected):
+    for got, want in zip(run_in_threads(work, list(range(4))), expected, strict=False):
         np.testing.assert_array_equal(got, want)
 
 
@@ -336,22 +348,28 @@ rng = np.random.default_rng(5)
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_fit_interruptible(jobs):
-    assert_interrupts(_SETUP + "X = rng.standard_normal((400, 300)); y = X[:, 0] + rng.standard_normal(400)",
-                      f"G.EnsembleForwardSelection(k=30, m=50, n_estimators=40_000, n_jobs={jobs}).fit(X, y)")
+    assert_interrupts(
+        _SETUP + "X = rng.standard_normal((400, 300)); y = X[:, 0] + rng.standard_normal(400)",
+        f"G.EnsembleForwardSelection(k=30, m=50, n_estimators=40_000, n_jobs={jobs}).fit(X, y)",
+    )
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_fit_with_a_wide_gram_matrix_interruptible(jobs):
     # 2 x 20000: a 3.2 GB Gram matrix of little arithmetic, whose pages are first touched by the
     # tasks that write them (10-15 s uninterrupted).
-    assert_interrupts(_SETUP + "X = rng.standard_normal((2, 20000)); y = rng.standard_normal(2)",
-                      f"G.EnsembleForwardSelection(precompute=True, n_jobs={jobs}).fit(X, y)")
+    assert_interrupts(
+        _SETUP + "X = rng.standard_normal((2, 20000)); y = rng.standard_normal(2)",
+        f"G.EnsembleForwardSelection(precompute=True, n_jobs={jobs}).fit(X, y)",
+    )
 
 
 def test_one_long_learner_interruptible():
     # A single deterministic learner without a Gram matrix: one task of ~7 s (k p n multiply-adds).
-    assert_interrupts(_SETUP + "X = rng.standard_normal((1000, 4000)); y = X[:, 0] + rng.standard_normal(1000)",
-                      "G.EnsembleForwardSelection(k=300, m=None, n_estimators=1, precompute=False, n_jobs=1).fit(X, y)")
+    assert_interrupts(
+        _SETUP + "X = rng.standard_normal((1000, 4000)); y = X[:, 0] + rng.standard_normal(1000)",
+        "G.EnsembleForwardSelection(k=300, m=None, n_estimators=1, precompute=False, n_jobs=1).fit(X, y)",
+    )
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

@@ -2,8 +2,6 @@
 canonical form, equivalence decisions are symmetric), hostile inputs raise errors that name the
 argument, threads and Ctrl-C behave, memory does not grow."""
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -11,8 +9,6 @@ from hypothesis import strategies as st
 
 import paperkernels
 import paperkernels.relu as R
-from paperkernels.relu import _fiber, moves
-
 from hardening_helpers import (
     BAD_ARRAYS,
     BAD_COUNTS,
@@ -25,6 +21,7 @@ from hardening_helpers import (
     rss_growth,
     run_in_threads,
 )
+from paperkernels.relu import moves
 
 MODULE = "relu"
 
@@ -232,7 +229,7 @@ def test_concurrent_calls_match_sequential():
         return form, R.equivalent(shallow[i], twin).equivalent, R.canonical_form(twin)
 
     expected = [work(i) for i in range(4)]
-    for got, want in zip(run_in_threads(work, list(range(4))), expected):
+    for got, want in zip(run_in_threads(work, list(range(4))), expected, strict=False):
         assert got[0] == want[0] and got[1] is want[1] is True and got[2] == want[2]
 
 

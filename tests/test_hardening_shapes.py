@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 import paperkernels
 import paperkernels.shapes as S
-
 from hardening_helpers import (
     BAD_ARRAYS,
     BAD_COUNTS,
@@ -85,7 +84,9 @@ def test_polygon_layouts_agree(poly):
 )
 def test_mask_moments_finite_and_layout_free(seed, shape, dtype, N):
     rng = np.random.default_rng(seed)
-    masks = (rng.random(shape) > 0.5).astype(dtype) if dtype in (np.uint8, np.bool_) else rng.random(shape).astype(dtype)
+    masks = (
+        (rng.random(shape) > 0.5).astype(dtype) if dtype in (np.uint8, np.bool_) else rng.random(shape).astype(dtype)
+    )
     z = S.zernike_moments(masks, N, input="cartesian", n_threads=1)
     assert z.shape == (shape[0], S.n_coefficients(N)) and np.all(np.isfinite(z))
     for variant in non_contiguous_copies(masks):
@@ -342,8 +343,8 @@ def test_concurrent_calls_match_sequential():
         )
 
     expected = [work(i) for i in range(4)]
-    for got, want in zip(run_in_threads(work, list(range(4))), expected):
-        for g, w in zip(got, want):
+    for got, want in zip(run_in_threads(work, list(range(4))), expected, strict=False):
+        for g, w in zip(got, want, strict=False):
             np.testing.assert_array_equal(g, w)
 
 
@@ -378,7 +379,9 @@ def test_one_large_polygon_interruptible(threads):
 
 def test_one_large_raster_interruptible():
     # regression: 34 s without a poll
-    assert_interrupts(_SETUP + "poly = S.regular_polygon(200_000, radius=0.9)", "S.rasterize(poly, 2048, supersample=16)")
+    assert_interrupts(
+        _SETUP + "poly = S.regular_polygon(200_000, radius=0.9)", "S.rasterize(poly, 2048, supersample=16)"
+    )
 
 
 def test_radial_table_interruptible():
@@ -400,7 +403,9 @@ def test_basis_build_interruptible():
 def test_large_grid_setup_interruptible():
     # regression: listing the disk pixels of a 5800 x 5800 grid with 16 x 16 samples (~3 s) never polled
     setup = _SETUP + "mask = np.zeros((5800, 5800), dtype=np.uint8)"
-    assert_interrupts(setup, "S.zernike_moments(mask, 4, input='cartesian', supersample=16, max_basis_bytes=0, n_threads=1)")
+    assert_interrupts(
+        setup, "S.zernike_moments(mask, 4, input='cartesian', supersample=16, max_basis_bytes=0, n_threads=1)"
+    )
 
 
 def test_one_large_polar_grid_interruptible():
@@ -475,7 +480,9 @@ def test_polygons_of_non_real_dtype_refused():
     triangle = np.array([[0.0, 0.0], [0.5, 0.0], [0.0, 0.5]])
     for dtype in (bool, complex):
         for call, args in ((S.zernike_moments, (4,)), (S.rasterize, (8,))):
-            error = bad("polygons", call, triangle.astype(dtype), *args, **({"input": "polygon"} if args == (4,) else {}))
+            error = bad(
+                "polygons", call, triangle.astype(dtype), *args, **({"input": "polygon"} if args == (4,) else {})
+            )
             assert np.dtype(dtype).name in str(error) and "expected (V, 2)" not in str(error)
         error = bad("polygons[0]", S.zernike_moments, [triangle.astype(dtype)], 4)
         assert np.dtype(dtype).name in str(error)
@@ -580,10 +587,38 @@ def test_bad_polar_grids_refused():
     values = np.zeros((8, 8))
     good = S.polar_grid(8, 8)
     bad("grid", S.zernike_moments, values, 4, input="polar", grid=(8, 8))
-    bad("grid.rho", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid(good.theta, good.rho * 2, good.wtheta, good.wrho))
-    bad("grid.theta", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid("abcdefgh", good.rho, good.wtheta, good.wrho))
-    bad("grid.wtheta", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid(good.theta, good.rho, good.wtheta[:7], good.wrho))
-    bad("grid.wrho", S.zernike_moments, values, 4, input="polar", grid=S.PolarGrid(good.theta, good.rho, good.wtheta, good.wrho * np.nan))
+    bad(
+        "grid.rho",
+        S.zernike_moments,
+        values,
+        4,
+        input="polar",
+        grid=S.PolarGrid(good.theta, good.rho * 2, good.wtheta, good.wrho),
+    )
+    bad(
+        "grid.theta",
+        S.zernike_moments,
+        values,
+        4,
+        input="polar",
+        grid=S.PolarGrid("abcdefgh", good.rho, good.wtheta, good.wrho),
+    )
+    bad(
+        "grid.wtheta",
+        S.zernike_moments,
+        values,
+        4,
+        input="polar",
+        grid=S.PolarGrid(good.theta, good.rho, good.wtheta[:7], good.wrho),
+    )
+    bad(
+        "grid.wrho",
+        S.zernike_moments,
+        values,
+        4,
+        input="polar",
+        grid=S.PolarGrid(good.theta, good.rho, good.wtheta, good.wrho * np.nan),
+    )
     np.testing.assert_array_equal(
         S.zernike_moments(values + 0.5, 4, input="polar", grid=good), S.zernike_moments(values + 0.5, 4, input="polar")
     )

@@ -1,14 +1,10 @@
 """Hardening of paperkernels.toptwo: random valid inputs keep the invariants, hostile inputs raise
 errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from paperkernels import toptwo as T
 
 from hardening_helpers import (
     BAD_ARRAYS,
@@ -22,6 +18,7 @@ from hardening_helpers import (
     rss_growth,
     run_in_threads,
 )
+from paperkernels import toptwo as T
 
 MODULE = "toptwo"
 
@@ -43,9 +40,14 @@ def bandits(draw):
 
 
 @SOME
-@given(mu=bandits(), delta=st.floats(1e-4, 0.5), seed=st.integers(0, 2**64 - 1),
-       rule=st.sampled_from(["random", "tracking"]), challenger=st.sampled_from(["TCI", "TC"]),
-       threshold=st.sampled_from(["gk16", "union", "kk21"]))
+@given(
+    mu=bandits(),
+    delta=st.floats(1e-4, 0.5),
+    seed=st.integers(0, 2**64 - 1),
+    rule=st.sampled_from(["random", "tracking"]),
+    challenger=st.sampled_from(["TCI", "TC"]),
+    threshold=st.sampled_from(["gk16", "union", "kk21"]),
+)
 def test_episode_invariants(mu, delta, seed, rule, challenger, threshold):
     ep = T.identify(mu, delta, seed=seed, rule=rule, challenger=challenger, threshold=threshold)
     K = len(mu)
@@ -177,7 +179,7 @@ def test_concurrent_calls_match_sequential():
         return T.run_many(mu, 0.01, n_runs=40, seed=seed, n_threads=2).tau
 
     expected = [work(s) for s in range(4)]
-    for got, want in zip(run_in_threads(work, list(range(4))), expected):
+    for got, want in zip(run_in_threads(work, list(range(4))), expected, strict=False):
         np.testing.assert_array_equal(got, want)
 
 
@@ -208,12 +210,11 @@ def test_no_memory_growth():
 
 # ---- Ctrl-C from another process, atomic updates, sizes refused up front, pickling -------------
 
-from sigint_helpers import assert_interrupts  # noqa: E402
-
 import copy  # noqa: E402
 import pickle  # noqa: E402
 
 import paperkernels  # noqa: E402
+from sigint_helpers import assert_interrupts  # noqa: E402
 
 
 def test_characteristic_time_of_many_arms_stops_on_sigint():
@@ -292,14 +293,17 @@ def test_update_batch_is_applied_in_full_or_not_at_all():
         assert _snapshot(s) == before
 
 
-@pytest.mark.parametrize("call", [
-    lambda: T.identify([1.0, 0.0], arms="gaussian", sigma=1e200),
-    lambda: T.identify([1.0, 0.0], arms="gaussian", sigma=1e-160),
-    lambda: T.run_many([1.0, 0.0], arms="gaussian", sigma=1e200, n_runs=2),
-    lambda: T.characteristic_time([1.0, 0.0], arms="gaussian", sigma=1e200),
-    lambda: T.TopTwo(2, arms="gaussian", sigma=1e200),
-    lambda: T.transportation_cost(1.0, 1, 0.0, 1, arms="gaussian", sigma=1e200),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: T.identify([1.0, 0.0], arms="gaussian", sigma=1e200),
+        lambda: T.identify([1.0, 0.0], arms="gaussian", sigma=1e-160),
+        lambda: T.run_many([1.0, 0.0], arms="gaussian", sigma=1e200, n_runs=2),
+        lambda: T.characteristic_time([1.0, 0.0], arms="gaussian", sigma=1e200),
+        lambda: T.TopTwo(2, arms="gaussian", sigma=1e200),
+        lambda: T.transportation_cost(1.0, 1, 0.0, 1, arms="gaussian", sigma=1e200),
+    ],
+)
 def test_sigma_whose_square_overflows_is_refused(call):
     with pytest.raises(ValueError, match="sigma"):
         call()
@@ -350,22 +354,29 @@ class _RaisingArray:
         raise RuntimeError("no array here")
 
 
-@pytest.mark.parametrize("call, exc, match", [
-    (lambda: T.TopTwo(K=2**31), ValueError, "K"),
-    (lambda: T.TopTwo(2).update(0, 2**1100), ValueError, "reward"),
-    (lambda: T.TopTwo(2).update(_RaisingArray(), [1.0]), TypeError, "arm"),
-    (lambda: T.TopTwo(2).update([0], _RaisingArray()), TypeError, "reward"),
-    (lambda: T.TopTwo(2).update(np.ma.array([0, 1], mask=[1, 0]), [1, 1]), TypeError, "arm"),
-    (lambda: T.TopTwo(2).update([0, 1], np.ma.array([1.0, 0.0], mask=[1, 0])), TypeError, "reward"),
-    (lambda: T.identify(np.ma.array([0.9, 0.1], mask=[1, 0])), TypeError, "mu"),
-    (lambda: T.run_many(np.ma.array([0.9, 0.1], mask=[1, 0]), n_runs=2), TypeError, "mu"),
-    (lambda: T.identify([0.6, 0.4], threshold=np.ma.array(np.ones(50), mask=0)), TypeError, "threshold"),
-    (lambda: T.identify([0.6, 0.4], record="no"), TypeError, "record"),
-    (lambda: T.identify([0.6, 0.4], threshold=lambda t, d: np.full(t.shape, "5"), max_steps=50), TypeError, "threshold"),
-    (lambda: T.identify([0.6, 0.4], threshold=lambda t, d: t + 1j, max_steps=50), TypeError, "threshold"),
-    (lambda: T.identify([0.6, 0.4], threshold=lambda t, d: ["a"] * len(t), max_steps=50), TypeError, "threshold"),
-    (lambda: T.TopTwo(2, threshold=lambda t, d: t * 1j), TypeError, "threshold"),
-])
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (lambda: T.TopTwo(K=2**31), ValueError, "K"),
+        (lambda: T.TopTwo(2).update(0, 2**1100), ValueError, "reward"),
+        (lambda: T.TopTwo(2).update(_RaisingArray(), [1.0]), TypeError, "arm"),
+        (lambda: T.TopTwo(2).update([0], _RaisingArray()), TypeError, "reward"),
+        (lambda: T.TopTwo(2).update(np.ma.array([0, 1], mask=[1, 0]), [1, 1]), TypeError, "arm"),
+        (lambda: T.TopTwo(2).update([0, 1], np.ma.array([1.0, 0.0], mask=[1, 0])), TypeError, "reward"),
+        (lambda: T.identify(np.ma.array([0.9, 0.1], mask=[1, 0])), TypeError, "mu"),
+        (lambda: T.run_many(np.ma.array([0.9, 0.1], mask=[1, 0]), n_runs=2), TypeError, "mu"),
+        (lambda: T.identify([0.6, 0.4], threshold=np.ma.array(np.ones(50), mask=0)), TypeError, "threshold"),
+        (lambda: T.identify([0.6, 0.4], record="no"), TypeError, "record"),
+        (
+            lambda: T.identify([0.6, 0.4], threshold=lambda t, d: np.full(t.shape, "5"), max_steps=50),
+            TypeError,
+            "threshold",
+        ),
+        (lambda: T.identify([0.6, 0.4], threshold=lambda t, d: t + 1j, max_steps=50), TypeError, "threshold"),
+        (lambda: T.identify([0.6, 0.4], threshold=lambda t, d: ["a"] * len(t), max_steps=50), TypeError, "threshold"),
+        (lambda: T.TopTwo(2, threshold=lambda t, d: t * 1j), TypeError, "threshold"),
+    ],
+)
 def test_hostile_arguments_raise_named_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
@@ -380,10 +391,15 @@ def _drive(s, n, salt):
     return arms, s.should_stop(), s.N.tolist(), s.S.tolist(), s.state().L.tolist()
 
 
-@pytest.mark.parametrize("kwargs", [
-    dict(arms="bernoulli"), dict(arms="gaussian", rule="tracking"), dict(forced_exploration=True, challenger="TC"),
-    dict(threshold=np.full(5000, 8.0)),
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(arms="bernoulli"),
+        dict(arms="gaussian", rule="tracking"),
+        dict(forced_exploration=True, challenger="TC"),
+        dict(threshold=np.full(5000, 8.0)),
+    ],
+)
 def test_sampler_pickles_and_copies_and_continues_identically(kwargs):
     s = T.TopTwo(4, seed=11, **kwargs)
     _drive(s, 37, 1)
@@ -415,8 +431,13 @@ def test_hostile_pickled_state_is_refused():
     s = T.TopTwo(3, seed=1)
     _drive(s, 12, 0)
     state = s.__getstate__()
-    for field, value in (("N", np.array([1, 2, 3])), ("S", np.array([99.0, 0.0, 0.0])), ("rng", [0, 0, 0, 0]),
-                         ("leader", 7), ("t", 3)):
+    for field, value in (
+        ("N", np.array([1, 2, 3])),
+        ("S", np.array([99.0, 0.0, 0.0])),
+        ("rng", [0, 0, 0, 0]),
+        ("leader", 7),
+        ("t", 3),
+    ):
         bad_state = copy.deepcopy(state)
         bad_state["core"][field] = value
         other = T.TopTwo.__new__(T.TopTwo)

@@ -26,7 +26,9 @@ def under_every_isa(fn):
             results.append((isa, fn()))
     _, first = results[0]
     for isa, got in results[1:]:
-        for a, b in zip(first if isinstance(first, tuple) else (first,), got if isinstance(got, tuple) else (got,)):
+        for a, b in zip(
+            first if isinstance(first, tuple) else (first,), got if isinstance(got, tuple) else (got,), strict=False
+        ):
             assert np.array_equal(a, b), f"{isa} differs from {results[0][0]}"
     return first
 
@@ -38,7 +40,10 @@ def test_default_is_the_widest_supported_and_sse2_always_runs():
     env.pop("PAPERKERNELS_ISA", None)
     out = subprocess.run(
         [sys.executable, "-c", "import paperkernels; print(paperkernels.get_isa())"],
-        env=env, capture_output=True, text=True, check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert out.stdout.strip() == ISAS[0]
 
@@ -48,7 +53,10 @@ def test_environment_variable_is_read_at_import(isa):
     env = dict(os.environ, PAPERKERNELS_ISA=isa.upper())
     out = subprocess.run(
         [sys.executable, "-c", "import paperkernels; print(paperkernels.get_isa())"],
-        env=env, capture_output=True, text=True, check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert out.stdout.strip() == isa
 
@@ -152,8 +160,12 @@ def test_greedy_gram_and_learners_same_bits_under_every_isa():
         xt = np.ascontiguousarray((X - mean).T)
         col_sq = np.einsum("ij,ij->i", xt, xt)
         fs, omp = _core.greedy.Criterion.fs, _core.greedy.Criterion.omp
-        return (gram, xty, *_core.greedy.fit_gram(gram, xty, 6, 30, fs, 1e-10, 3, 9, 2),
-                *_core.greedy.fit_columns(xt, xty, col_sq, 6, 4, omp, 1e-10, 3, 9, 2))
+        return (
+            gram,
+            xty,
+            *_core.greedy.fit_gram(gram, xty, 6, 30, fs, 1e-10, 3, 9, 2),
+            *_core.greedy.fit_columns(xt, xty, col_sq, 6, 4, omp, 1e-10, 3, 9, 2),
+        )
 
     under_every_isa(fit)
 
@@ -161,9 +173,13 @@ def test_greedy_gram_and_learners_same_bits_under_every_isa():
 @pytest.mark.parametrize(
     "dtype, bad, shown",
     # The offending value is shown exactly (shortest round-trip text of the float64 it reads as).
-    [(np.float32, np.nan, "nan"), (np.float32, np.nextafter(np.float32(1), np.float32(2)), "1.0000001192092896"),
-     (np.float32, -0.0001, "-9.999999747378752e-05"), (np.float64, 1 + 1e-15, "1.000000000000001"),
-     (np.uint8, 2, "2")],
+    [
+        (np.float32, np.nan, "nan"),
+        (np.float32, np.nextafter(np.float32(1), np.float32(2)), "1.0000001192092896"),
+        (np.float32, -0.0001, "-9.999999747378752e-05"),
+        (np.float64, 1 + 1e-15, "1.000000000000001"),
+        (np.uint8, 2, "2"),
+    ],
 )
 def test_mask_range_check_in_every_dtype_names_the_pixel(dtype, bad, shown):
     masks = np.zeros((3, 40, 40), dtype=dtype)

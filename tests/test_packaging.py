@@ -63,8 +63,14 @@ def test_sdist_carries_license_sources_and_version(sdist):
     assert sdist.name == f"paperkernels-{_version()}.tar.gz"
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
-    for required in ("LICENSE", "CHANGELOG.md", "pyproject.toml", "CMakeLists.txt",
-                     "python/paperkernels/__init__.py", "python/paperkernels/_version.py"):
+    for required in (
+        "LICENSE",
+        "CHANGELOG.md",
+        "pyproject.toml",
+        "CMakeLists.txt",
+        "python/paperkernels/__init__.py",
+        "python/paperkernels/_version.py",
+    ):
         assert required in names, required
     assert any(name.startswith("cpp/include/paperkernels/") for name in names)
     assert any(name.startswith("cpp/bind/") for name in names)
@@ -146,9 +152,20 @@ def test_cpp_compiles_without_warnings(compiler):
     pybind11 = pytest.importorskip("pybind11")
     import sysconfig
 
-    flags = ["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-ffp-contract=off",
-             "-I", str(ROOT / "cpp" / "include"), "-isystem", sysconfig.get_paths()["include"],
-             "-isystem", pybind11.get_include()]
+    flags = [
+        "-std=c++17",
+        "-fsyntax-only",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-ffp-contract=off",
+        "-I",
+        str(ROOT / "cpp" / "include"),
+        "-isystem",
+        sysconfig.get_paths()["include"],
+        "-isystem",
+        pybind11.get_include(),
+    ]
     failures = []
     for source in sorted((ROOT / "cpp" / "bind").glob("*.cpp")):
         done = subprocess.run([compiler, *flags, str(source)], capture_output=True, text=True, timeout=600)

@@ -38,9 +38,11 @@ def test_public_names_belong_to_a_public_module(module_name):
 def test_signatures_show_types_not_strings():
     quoted = []
     for module_name, name, obj in _public_callables():
-        functions = [obj] if inspect.isfunction(obj) else [
-            m for m in vars(obj).values() if inspect.isfunction(m) and not m.__name__.startswith("_")
-        ]
+        functions = (
+            [obj]
+            if inspect.isfunction(obj)
+            else [m for m in vars(obj).values() if inspect.isfunction(m) and not m.__name__.startswith("_")]
+        )
         for function in functions:
             try:
                 signature = inspect.signature(function)
@@ -78,7 +80,9 @@ def test_only_documented_submodules_are_public():
     for module_name in PUBLIC[1:]:
         module = importlib.import_module(module_name)
         if hasattr(module, "__path__"):
-            public |= {f"{module_name}.{m.name}" for m in pkgutil.iter_modules(module.__path__) if not m.name.startswith("_")}
+            public |= {
+                f"{module_name}.{m.name}" for m in pkgutil.iter_modules(module.__path__) if not m.name.startswith("_")
+            }
     assert public == {"paperkernels.relu.moves"}
 
 

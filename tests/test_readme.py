@@ -26,6 +26,7 @@ def test_readme_example_runs(index, tmp_path):
     # A non-interactive backend: the plotting examples must not need a display.
     script.write_text("import matplotlib\nmatplotlib.use('Agg')\n" + BLOCKS[index], encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600
+    )
     assert done.returncode == 0, f"README example {index + 1} failed:\n{BLOCKS[index]}\n{done.stderr[-3000:]}"

@@ -17,7 +17,6 @@ from paperkernels.relu import (
     moves,
     neuron_gradients,
 )
-
 from relu_reference import plant_hidden, plant_structure, random_moves, random_net, ref
 
 BOX2 = ([-3, -3], [3, 3])
@@ -38,12 +37,13 @@ def assert_witness(v, a, b):
 
 # ---- ReLUNet -----------------------------------------------------------------------------------
 
+
 def test_evaluation_matches_reference():
     rng = np.random.default_rng(1)
     net = random_net([3, 4, 3, 2], rng)
     X = np.array([[F(1, 3), F(-2), F(5, 7)], [F(0), F(1, 2), F(-3, 4)]], dtype=object)
     exact = net.evaluate(X, exact=True)
-    for x, y in zip(X, exact):
+    for x, y in zip(X, exact, strict=False):
         assert list(y) == ref(net, x)
     assert np.allclose(net.to_float()(np.array(X, dtype=float)), np.array(exact, dtype=float))
     pattern = net.activation_pattern(X, exact=True)
@@ -109,6 +109,7 @@ def test_equivalent_rejects_mismatched_pairs():
 
 
 # ---- the spec's oracles (exact) ---------------------------------------------------------------------
+
 
 def odd_pair():
     a = ReLUNet([[[1], [-1]], [[1, -1]]], [[0, 0], [0]], dtype="rational")
@@ -184,6 +185,7 @@ def test_oracle_hidden_bias_shift_too_far():
 
 # ---- moves ---------------------------------------------------------------------------------------
 
+
 def test_moves_refuse_invalid_conditions():
     rng = np.random.default_rng(5)
     net = random_net([2, 3, 3, 1], rng)
@@ -238,7 +240,11 @@ def test_random_move_compositions_are_equivalent(widths, method):
             assert v.equivalent is not False or not v.proof  # never a proven difference
             n_deep_proofs += v.equivalent is True
             box = equivalent(net, moved, domain=(lo, hi), n_samples=64)
-            assert box.equivalent is True and box.proof and box.procedure in ("region enumeration", "canonical form (deep_generic)")
+            assert (
+                box.equivalent is True
+                and box.proof
+                and box.procedure in ("region enumeration", "canonical form (deep_generic)")
+            )
         assert regions_equal(net, moved, lo, hi)
 
 
@@ -283,7 +289,7 @@ def test_no_wrong_equivalent_on_random_small_pairs():
         b = random_moves(a, rng, 3)[0] if trial % 2 else random_net(widths, rng, zero_prob=0.3)
         for dom in (None, BOX2 if widths[0] == 2 else ([-3], [3])):
             v = equivalent(a, b, domain=dom, n_samples=32)
-            lo, hi = (dom if dom is not None else ([-50] * widths[0], [50] * widths[0]))
+            lo, hi = dom if dom is not None else ([-50] * widths[0], [50] * widths[0])
             if v.equivalent is True:
                 n_true += 1
                 assert regions_equal(a, b, lo, hi)
@@ -311,7 +317,13 @@ def test_single_input_breakpoints_are_global():
     b = ReLUNet([[[1], [1]], [[1, 0]]], [[0, F(-1000)], [0]])
     v = equivalent(a, b, n_samples=0, procedure="regions")
     assert_witness(v, a, b)
-    c = ReLUNet([[[1], [2], [1]], [[1, -1, 1]], ], [[0, 0, 0], [0]])
+    c = ReLUNet(
+        [
+            [[1], [2], [1]],
+            [[1, -1, 1]],
+        ],
+        [[0, 0, 0], [0]],
+    )
     d = ReLUNet([[[1]], [[-1]]], [[0], [0]])  # relu(x) - relu(2x) + relu(x) = 0 ... minus relu(x)
     e = ReLUNet([[[1]], [[0]]], [[0], [0]])
     assert equivalent(c, e, procedure="regions").equivalent is True
@@ -320,9 +332,12 @@ def test_single_input_breakpoints_are_global():
 
 # ---- float path --------------------------------------------------------------------------------
 
+
 def float_net(widths, rng, scale=1.0):
-    return ReLUNet([rng.normal(size=(widths[l + 1], widths[l])) * scale for l in range(len(widths) - 1)],
-                   [rng.normal(size=widths[l + 1]) * scale for l in range(len(widths) - 1)])
+    return ReLUNet(
+        [rng.normal(size=(widths[l + 1], widths[l])) * scale for l in range(len(widths) - 1)],
+        [rng.normal(size=widths[l + 1]) * scale for l in range(len(widths) - 1)],
+    )
 
 
 def near_degenerate_variants(net, rng):
@@ -373,9 +388,9 @@ def test_float_form_values_within_bounds():
     fast = canonical_form(net)
     exact = canonical_form(net, exact=True)
     assert not fast.exact and exact.exact
-    for l, (Wf, We) in enumerate(zip(fast.parts["weights"], exact.parts["weights"])):
+    for l, (Wf, We) in enumerate(zip(fast.parts["weights"], exact.parts["weights"], strict=False)):
         We = np.array(We, dtype=object)
-        for x, y in zip(Wf.ravel(), We.ravel()):
+        for x, y in zip(Wf.ravel(), We.ravel(), strict=False):
             assert abs(F(x) - y) <= F(fast.relative_error[l]) * abs(y)
     assert all(np.max(np.abs(W), axis=1).max() <= 1.0 + 1e-15 for W in fast.parts["weights"][:-1])
 
@@ -390,6 +405,7 @@ def test_degenerate_networks_fall_back_to_exact():
 
 
 # ---- MILP ---------------------------------------------------------------------------------------
+
 
 def test_milp_finds_exact_witness_and_never_says_equivalent():
     pytest.importorskip("highspy")
@@ -417,6 +433,7 @@ def test_auto_uses_milp_when_the_region_budget_runs_out():
 
 # ---- fibers and functional dimension --------------------------------------------------------------
 
+
 def test_functional_dimension_generic_and_dead():
     rng = np.random.default_rng(12)
     net = float_net([3, 5, 2], rng)
@@ -441,6 +458,7 @@ def test_fiber_of_bottleneck_with_hidden_neuron():
 
 # ---- conservation laws ---------------------------------------------------------------------------
 
+
 def _flow_setup():
     rng = np.random.default_rng(13)
     net = float_net([2, 4, 3, 1], rng, scale=0.8)
@@ -451,7 +469,7 @@ def _flow_setup():
 
 def _grad_vec(net, X, Y):
     _, (gW, gb) = neuron_gradients(net, X, Y)
-    return np.concatenate([np.concatenate([w.ravel(), b]) for w, b in zip(gW, gb)])
+    return np.concatenate([np.concatenate([w.ravel(), b]) for w, b in zip(gW, gb, strict=False)])
 
 
 def test_rescaling_law_conserved_by_rk4_gradient_flow():
@@ -479,7 +497,10 @@ def test_gd_drift_identity():
     net, X, Y = _flow_setup()
     _, grads = neuron_gradients(net, X, Y)
     eta = 0.05
-    step = ReLUNet([W - eta * g for W, g in zip(net.weights, grads[0])], [b - eta * g for b, g in zip(net.biases, grads[1])])
+    step = ReLUNet(
+        [W - eta * g for W, g in zip(net.weights, grads[0], strict=False)],
+        [b - eta * g for b, g in zip(net.biases, grads[1], strict=False)],
+    )
     drift = np.concatenate(gd_drift(net, grads, eta))
     change = np.concatenate(conservation_laws(step)) - np.concatenate(conservation_laws(net))
     assert np.max(np.abs(change - drift)) < 1e-12
@@ -499,7 +520,9 @@ def test_gd_drift_exact_with_rational_gradient():
     gW = [np.outer(delta1, np.array(x, dtype=object)), np.array([z * r], dtype=object)]
     gb = [delta1, np.array([r], dtype=object)]
     eta = F(1, 10)
-    step = ReLUNet([W - eta * g for W, g in zip(Ws, gW)], [b - eta * g for b, g in zip(bs, gb)])
+    step = ReLUNet(
+        [W - eta * g for W, g in zip(Ws, gW, strict=False)], [b - eta * g for b, g in zip(bs, gb, strict=False)]
+    )
     drift = gd_drift(net, (gW, gb), eta)[0]
     change = conservation_laws(step)[0] - conservation_laws(net)[0]
     assert list(change) == list(drift)
@@ -531,7 +554,10 @@ def test_local_laws_hold_while_pattern_constant():
         k3 = -_grad_vec(ReLUNet.from_parameter_vector(widths, theta + dt / 2 * k2), X, Y)
         k4 = -_grad_vec(ReLUNet.from_parameter_vector(widths, theta + dt * k3), X, Y)
         new = theta + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        if not all(np.array_equal(p, q) for p, q in zip(ReLUNet.from_parameter_vector(widths, new).activation_pattern(X), pattern0)):
+        if not all(
+            np.array_equal(p, q)
+            for p, q in zip(ReLUNet.from_parameter_vector(widths, new).activation_pattern(X), pattern0, strict=False)
+        ):
             break  # the laws hold while the activation pattern is constant
         theta, steps = new, steps + 1
     assert steps >= 30 and np.linalg.norm(theta - net.parameter_vector()) > 1e-3
@@ -544,6 +570,7 @@ def test_local_laws_hold_while_pattern_constant():
 
 
 # ---- edge cases ------------------------------------------------------------------------------------
+
 
 def test_affine_against_one_hidden_layer():
     affine = ReLUNet([[[1, 2]]], [[3]])

@@ -27,7 +27,8 @@ def _public_members():
         if inspect.isclass(obj) and not issubclass(obj, Exception):
             for member, value in vars(obj).items():
                 if (not member.startswith("_") or member == "__call__") and (
-                        inspect.isfunction(value) or isinstance(value, (property, classmethod, staticmethod))):
+                    inspect.isfunction(value) or isinstance(value, (property, classmethod, staticmethod))
+                ):
                     yield f"{name}.{member}"
 
 

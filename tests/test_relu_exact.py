@@ -10,11 +10,10 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-import paperkernels
 import paperkernels.relu as R
 from paperkernels.relu import ReLUNet, canonical_form, equivalent, moves
 from paperkernels.relu._regions import enumerate_regions
-from relu_reference import random_moves, random_net, ref, reference_eval
+from relu_reference import random_moves, random_net, ref
 from sigint_helpers import assert_interrupts
 
 
@@ -22,7 +21,7 @@ def assert_witness(v, a, b, box=None):
     assert v.equivalent is False and v.proof and v.witness is not None
     assert ref(a, v.witness) != ref(b, v.witness)
     if box is not None:
-        assert all(F(lo) <= x <= F(hi) for x, lo, hi in zip(v.witness, box[0], box[1]))
+        assert all(F(lo) <= x <= F(hi) for x, lo, hi in zip(v.witness, box[0], box[1], strict=False))
 
 
 # ---- soundness: the counterexamples of the adversarial campaign -----------------------------------
@@ -110,15 +109,17 @@ def test_region_enumeration_covers_the_whole_space():
     # the regions of one neuron relu(x1 + x2 - 1) on R^2: two unbounded half-planes
     W = np.array([[F(1), F(1)]], dtype=object)
     leaves = []
-    enumerate_regions([[(W, np.array([F(-1)], dtype=object)), (np.array([[F(1)]], dtype=object),
-                                                                np.array([F(0)], dtype=object))]],
-                      n_inputs=2, on_leaf=lambda leaf: leaves.append(leaf) or False)
+    enumerate_regions(
+        [[(W, np.array([F(-1)], dtype=object)), (np.array([[F(1)]], dtype=object), np.array([F(0)], dtype=object))]],
+        n_inputs=2,
+        on_leaf=lambda leaf: leaves.append(leaf) or False,
+    )
     assert any(leaf.rays for leaf in leaves) and len(leaves) >= 2
     # every region's interior point maps by its affine piece to the true value
     net = ReLUNet([[[1, 1]], [[1]]], [[-1], [0]])
     for leaf in leaves:
         x = leaf.interior_point()
-        (M, m), = leaf.maps
+        ((M, m),) = leaf.maps
         assert list(np.dot(M, np.array(x, dtype=object)) + m) == ref(net, x)
 
 
@@ -140,11 +141,11 @@ def test_global_decisions_on_symmetric_and_perturbed_pairs(widths):
 
 def test_a_difference_only_far_away_is_found_on_R_n():
     # relu(x1 - 10^6) - relu(x1 - 10^6 - 1) + ... : equal on [-10^5, 10^5]^2, different beyond 10^6
-    a = ReLUNet([[[1, 0], [0, 1]], [[1, 0]], [[1]]], [[-10**6, 0], [0], [0]])
-    b = ReLUNet([[[1, 0], [0, 1]], [[0, 0]], [[1]]], [[-10**6, 0], [0], [0]])
+    a = ReLUNet([[[1, 0], [0, 1]], [[1, 0]], [[1]]], [[-(10**6), 0], [0], [0]])
+    b = ReLUNet([[[1, 0], [0, 1]], [[0, 0]], [[1]]], [[-(10**6), 0], [0], [0]])
     v = equivalent(a, b, n_samples=0)
     assert_witness(v, a, b)
-    box = ([-10**5] * 2, [10**5] * 2)
+    box = ([-(10**5)] * 2, [10**5] * 2)
     assert equivalent(a, b, domain=box).equivalent is True
 
 
@@ -166,8 +167,7 @@ def test_time_limit_covers_the_whole_call():
     a = ReLUNet(Ws, bs)
     # the same function plus a dead neuron of layer 2 with a nonzero output weight: forms differ
     dead = -np.abs(rng.standard_normal((1, 10)))
-    b = ReLUNet([Ws[0], np.vstack([Ws[1], dead]), np.hstack([Ws[2], [[3.0]]])],
-                [bs[0], np.append(bs[1], -1.0), bs[2]])
+    b = ReLUNet([Ws[0], np.vstack([Ws[1], dead]), np.hstack([Ws[2], [[3.0]]])], [bs[0], np.append(bs[1], -1.0), bs[2]])
     for domain in (([-1] * 5, [1] * 5), None):
         start = time.monotonic()
         v = equivalent(a, b, domain=domain, time_limit=1.0, max_regions=10**9)
@@ -299,8 +299,10 @@ def test_network_of_a_form_that_removed_a_whole_layer():
 
 def test_functional_dimension_invariant_under_exact_rescaling():
     rng = np.random.default_rng(0)
-    net = ReLUNet([rng.standard_normal((4, 3)), rng.standard_normal((3, 4)), rng.standard_normal((1, 3))],
-                  [rng.standard_normal(4), rng.standard_normal(3), rng.standard_normal(1)])
+    net = ReLUNet(
+        [rng.standard_normal((4, 3)), rng.standard_normal((3, 4)), rng.standard_normal((1, 3))],
+        [rng.standard_normal(4), rng.standard_normal(3), rng.standard_normal(1)],
+    )
     base = R.functional_dimension(net)
     for layer, neuron, s in ((1, 0, 2.0**20), (2, 1, 2.0**-30), (1, 2, 3.0)):
         assert R.functional_dimension(moves.scale(net, layer, neuron, s)) == base
@@ -356,14 +358,15 @@ def test_raising_array_interface_is_a_type_error():
 
 
 def roundtrip(obj):
-    for other in (pickle.loads(pickle.dumps(obj)), copy.deepcopy(obj)):
-        yield other
+    yield from (pickle.loads(pickle.dumps(obj)), copy.deepcopy(obj))
 
 
 def test_every_public_class_pickles_and_deep_copies():
     rng = np.random.default_rng(1)
-    net = ReLUNet([rng.standard_normal((3, 2)), rng.standard_normal((3, 3)), rng.standard_normal((1, 3))],
-                  [rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(1)])
+    net = ReLUNet(
+        [rng.standard_normal((3, 2)), rng.standard_normal((3, 3)), rng.standard_normal((1, 3))],
+        [rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(1)],
+    )
     rational = random_net([2, 2, 2, 1], rng)
     x = rng.standard_normal((5, 2))
     for n in (net, rational):
@@ -385,8 +388,9 @@ def test_every_public_class_pickles_and_deep_copies():
         assert other.neuron_classes == fiber.neuron_classes and other.dimension == fiber.dimension
         np.testing.assert_array_equal(other.free_directions, fiber.free_directions)
     X = rng.standard_normal((6, 2))
-    laws = R.local_conservation_laws(ReLUNet([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [2.0, 1.0]], [[1.0, 1.0]]],
-                                             [[1.0, 1.0], [1.0, 1.0], [0.0]]), X)
+    laws = R.local_conservation_laws(
+        ReLUNet([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [2.0, 1.0]], [[1.0, 1.0]]], [[1.0, 1.0], [1.0, 1.0], [0.0]]), X
+    )
     for other in roundtrip(laws):
         assert len(other) == len(laws)
     err = moves.MoveError("s: expected a positive scale")
@@ -456,6 +460,7 @@ def test_one_hidden_layer_comparison_in_cpp_answers_sigint():
 
 # ---- integers past 2**53 and numpy integer scalars stay exact -------------------------------------
 
+
 def test_large_python_ints_are_exact_python_fractions():
     a = ReLUNet([[[2**62]], [[2]]], [[0], [0]])
     b = ReLUNet([[[Fraction(2**62)]], [[Fraction(2)]]], [[0], [0]])
@@ -485,7 +490,7 @@ def test_time_limit_covers_the_canonical_forms():
     rng = np.random.default_rng(1)
     n, big = 60, 10**6000
     W1 = [[Fraction(int(rng.integers(1, 10**6)) * big + 1, big + 7) for _ in range(3)] for _ in range(n)]
-    b1 = [Fraction(int(rng.integers(-10**6, 10**6)), big + 3) for _ in range(n)]
+    b1 = [Fraction(int(rng.integers(-(10**6), 10**6)), big + 3) for _ in range(n)]
     W2 = [[Fraction(int(rng.integers(-5, 5)), 3) for _ in range(n)] for _ in range(n)]
     a = ReLUNet([W1, W2, [[Fraction(1)] * n]], [b1, [Fraction(-1, 7)] * n, [Fraction(0)]])
     b = moves.scale(a, 1, 3, Fraction(big + 11, 3))

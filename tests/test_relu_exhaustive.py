@@ -26,8 +26,8 @@ def all_networks(widths, values):
     sizes = [int(np.prod(s)) for s in shapes]
     for combo in itertools.product(values, repeat=sum(sizes)):
         pos, arrays = 0, []
-        for shape, size in zip(shapes, sizes):
-            arrays.append(np.array(combo[pos:pos + size], dtype=float).reshape(shape))
+        for shape, size in zip(shapes, sizes, strict=False):
+            arrays.append(np.array(combo[pos : pos + size], dtype=float).reshape(shape))
             pos += size
         yield arrays[0::2], arrays[1::2]
 
@@ -86,7 +86,7 @@ def sweep(widths, values, *, pairs_per_group=3, seed=0):
     rng = np.random.default_rng(seed)
     checked = {"equal": 0, "different": 0}
     for g, group in enumerate(members):
-        others = group[1:1 + pairs_per_group]
+        others = group[1 : 1 + pairs_per_group]
         for j in others:
             v = equivalent(nets[group[0]], nets[j])
             assert v.equivalent is True and v.proof, (lists[group[0]], lists[j], v)
@@ -124,8 +124,15 @@ def test_exhaustive_two_inputs_2_1_1_1():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("widths, values", [((1, 2, 1, 1), (-1, 0, 1)), ((1, 1, 1, 1), (-2, -1, 0, 1, 2)),
-                                            ((1, 1, 2, 1), (-1, 0, 1)), ((2, 1, 2, 1), (-1, 0, 1))])
+@pytest.mark.parametrize(
+    "widths, values",
+    [
+        ((1, 2, 1, 1), (-1, 0, 1)),
+        ((1, 1, 1, 1), (-2, -1, 0, 1, 2)),
+        ((1, 1, 2, 1), (-1, 0, 1)),
+        ((2, 1, 2, 1), (-1, 0, 1)),
+    ],
+)
 def test_exhaustive_larger_families(widths, values, request):
     if "slow" not in (request.config.getoption("markexpr") or ""):
         pytest.skip("minutes long: run with -m slow")

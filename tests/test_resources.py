@@ -5,8 +5,8 @@ import threading
 
 import numpy as np
 import pytest
-from hardening_helpers import rss_growth
 
+from hardening_helpers import rss_growth
 from paperkernels import _core
 
 

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import paperkernels.shapes as ps
-
 from sigint_helpers import assert_interrupts
 
 
@@ -29,7 +28,7 @@ def blobs():
 def reference_freqprop(z, N, lam, angular=True):
     """Literal transcription of the two cascaded steps on a dict keyed by (n, m)."""
     idx = [tuple(p) for p in ps.indices(N)]
-    d = dict(zip(idx, z))
+    d = dict(zip(idx, z, strict=False))
     for n, m in sorted(idx):
         if (n - 2, m) in d and m <= n - 2:
             d[(n, m)] = d[(n, m)] + lam * d[(n - 2, m)]

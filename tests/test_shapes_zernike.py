@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from shapes_reference import half_set, mask_moments, radial_exact
 
 import paperkernels.shapes as ps
 from paperkernels import _core
+from shapes_reference import half_set, mask_moments, radial_exact
 
 
 def test_index_set_sizes_and_order():

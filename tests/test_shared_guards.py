@@ -12,10 +12,8 @@ import numpy as np
 import pytest
 
 import paperkernels
-from paperkernels import _core
 from paperkernels._limits import check_result_bytes
 from paperkernels._validation import as_array, plain_array
-
 from sigint_helpers import assert_interrupts
 
 SANITIZED = bool(os.environ.get("PAPERKERNELS_SANITIZED"))

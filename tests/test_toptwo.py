@@ -26,7 +26,7 @@ def kl_scipy(p, q):
 
 
 def feed_counts(sampler, N, S):
-    for a, (n, s) in enumerate(zip(N, S)):
+    for a, (n, s) in enumerate(zip(N, S, strict=False)):
         sampler.update([a] * n, [1] * s + [0] * (n - s))
 
 
@@ -96,7 +96,9 @@ class TestOneStep:
         expected = (means[0] - means[1:]) ** 2 / (2 * 4.0 * (1 / 2 + 1 / np.array([1, 3])))
         assert st.leader == 0
         np.testing.assert_allclose(st.W[1:], expected, rtol=1e-15)
-        np.testing.assert_allclose(tt.transportation_cost(1.5, 2, means[1:], [1, 3], arms="gaussian", sigma=2.0), expected)
+        np.testing.assert_allclose(
+            tt.transportation_cost(1.5, 2, means[1:], [1, 3], arms="gaussian", sigma=2.0), expected
+        )
 
     def test_cost_zero_unless_strictly_better(self):
         sampler = tt.TopTwo(3, seed=0, tie_break="first")
@@ -147,8 +149,13 @@ def test_identify_matches_reference_with_array_and_callable_thresholds():
     for seed in range(6):
         expected = ref.episode(mu, delta, threshold="array", threshold_values=values, max_steps=max_steps, seed=seed)
         got = tt.identify(mu, delta, threshold=values, seed=seed)
-        fn = tt.identify(mu, delta, threshold=lambda t, d: np.log(1 + np.maximum(t, 1)) + 0.5 * np.sin(t),
-                         max_steps=max_steps, seed=seed)
+        fn = tt.identify(
+            mu,
+            delta,
+            threshold=lambda t, d: np.log(1 + np.maximum(t, 1)) + 0.5 * np.sin(t),
+            max_steps=max_steps,
+            seed=seed,
+        )
         for e in (got, fn):
             assert (e.recommendation, e.tau, e.N.tolist()) == expected[:3]
 
@@ -170,7 +177,7 @@ def test_ties_are_drawn_from_the_decision_stream():
     assert random_ties == [ref.episode(mu, 0.3, seed=s)[5] for s in range(30)]
     first_ties = [tt.identify(mu, 0.3, seed=s, record=True, tie_break="first").arms.tolist() for s in range(30)]
     assert first_ties == [ref.episode(mu, 0.3, seed=s, tie_break="first")[5] for s in range(30)]
-    assert sum(a != b for a, b in zip(random_ties, first_ties)) >= 10
+    assert sum(a != b for a, b in zip(random_ties, first_ties, strict=False)) >= 10
 
 
 # ------------------------------------------------------------------------------------------
@@ -213,7 +220,7 @@ def test_incremental_sampler_reproduces_identify(kwargs):
     for seed in range(8):
         episode = tt.identify(mu, delta, seed=seed, record=True, **kwargs)
         sampler = tt.TopTwo(4, delta=delta, seed=seed, **kwargs)
-        for arm, reward in zip(episode.arms, episode.rewards):
+        for arm, reward in zip(episode.arms, episode.rewards, strict=False):
             assert not sampler.should_stop()
             assert sampler.select() == arm
             assert sampler.select() == arm  # cached: no second draw
@@ -234,7 +241,7 @@ def test_incremental_batches_and_callable_threshold():
     mu, delta = [0.7, 0.5, 0.45], 0.05
     episode = tt.identify(mu, delta, seed=4, record=True)
     sampler = tt.TopTwo(3, delta=delta, threshold=c, seed=4)
-    for arm, reward in zip(episode.arms, episode.rewards):
+    for arm, reward in zip(episode.arms, episode.rewards, strict=False):
         assert sampler.select() == arm
         sampler.update(int(arm), reward)
         sampler.should_stop()
@@ -300,9 +307,12 @@ def test_two_arm_closed_forms(seed):
     got = tt.characteristic_time([m2, m1], beta=beta)
     assert got.T == pytest.approx(expected, rel=1e-11) and got.best == 1
     np.testing.assert_allclose(got.weights, [1 - beta, beta], rtol=1e-12)
+
     # T* = 1 / kl(m1, z) at the Chernoff point z where kl(m1, z) = kl(m2, z):
     # (m1 - m2) log(z / (1 - z)) = H(m1) - H(m2) with H(p) = p log p + (1-p) log(1-p).
-    H = lambda p: p * math.log(p) + (1 - p) * math.log(1 - p)
+    def H(p):
+        return p * math.log(p) + (1 - p) * math.log(1 - p)
+
     z = 1 / (1 + math.exp((H(m2) - H(m1)) / (m1 - m2)))
     best = tt.characteristic_time([m2, m1])
     assert best.T == pytest.approx(1 / kl_scipy(m1, z), rel=1e-11)
@@ -416,7 +426,9 @@ def _mp_inverse_T(mu, beta, dps=40):
             return kl(top, m) + x * kl(m_a, m)
 
         def weight(m_a, y):
-            return beta * mpmath.exp(_mp_root(lambda u: g(mpmath.exp(u), m_a) - y, mpmath.mpf(-60), mpmath.mpf(60), tol))
+            return beta * mpmath.exp(
+                _mp_root(lambda u: g(mpmath.exp(u), m_a) - y, mpmath.mpf(-60), mpmath.mpf(60), tol)
+            )
 
         caps = [beta * (kl(top, m) if m > 0 else mpmath.inf) for a, m in enumerate(mu) if a != b]
         hi = min(caps)
@@ -477,7 +489,11 @@ def test_kl_bernoulli_against_scipy_and_mpmath():
 def test_mean_stopping_time_matches_the_specification():
     # Spec: mean tau about 6700-6750 with standard deviation about 3100 (beta = 1/2, gk16, delta = 0.01).
     runs = {}
-    for name, kwargs in [("random", {}), ("tracking", dict(rule="tracking")), ("forced", dict(forced_exploration=True))]:
+    for name, kwargs in [
+        ("random", {}),
+        ("tracking", dict(rule="tracking")),
+        ("forced", dict(forced_exploration=True)),
+    ]:
         r = tt.run_many(SPEC_MU, 0.01, 3000, seed=2024, **kwargs)
         runs[name] = r
         assert 6700 - 4 * r.se_tau <= r.mean_tau <= 6750 + 4 * r.se_tau, (name, r.mean_tau, r.se_tau)
@@ -531,7 +547,11 @@ def test_max_steps_guard():
         (dict(arms="poisson"), ValueError, "arms: expected one of"),
         (dict(sigma=0.0), ValueError, "sigma: expected a number in"),
         (dict(threshold="lil"), ValueError, "threshold: expected one of 'gk16', 'union', 'kk21'"),
-        (dict(threshold=np.ones(50), max_steps=100), ValueError, r"threshold: expected an array of max_steps \+ 1 = 101"),
+        (
+            dict(threshold=np.ones(50), max_steps=100),
+            ValueError,
+            r"threshold: expected an array of max_steps \+ 1 = 101",
+        ),
         (dict(threshold=[1.0, np.nan, 2.0] * 10), ValueError, "threshold: expected no NaN"),
         (dict(threshold=np.ones(2)), ValueError, "threshold: expected an array of at least"),
         (dict(threshold=lambda t, d: np.ones(3), max_steps=100), ValueError, "threshold: the callable must map"),
@@ -614,6 +634,8 @@ def test_run_many_can_be_interrupted():
 
 
 def test_demo_runs():
-    out = subprocess.run([sys.executable, "-m", "paperkernels", "demo", "toptwo"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "paperkernels", "demo", "toptwo"], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     assert "T*_beta" in out.stdout and "mean tau" in out.stdout

@@ -29,7 +29,7 @@ SAMPLERS = ["uniform", "EB-TC", "TTTS", "T3C", "TTUCB"]
 def _replay_pickled_midway(ep, s, half):
     """Feed ``s`` the recorded episode ``ep``, pickling it after ``half`` pulls; every selection must
     equal the recorded arm. Returns the restored sampler after the last pull."""
-    for i, (arm, reward) in enumerate(zip(ep.arms, ep.rewards)):
+    for i, (arm, reward) in enumerate(zip(ep.arms, ep.rewards, strict=False)):
         if i == half:
             s = pickle.loads(pickle.dumps(s))
         assert not s.should_stop()
@@ -92,14 +92,14 @@ def test_incremental_class_reproduces_identify(sampler):
     mu = [0.7, 0.5, 0.45, 0.3]
     ep = tt.identify(mu, 0.1, seed=4, record=True, sampler=sampler)
     s = tt.TopTwo(4, delta=0.1, seed=4, sampler=sampler)
-    for arm, reward in zip(ep.arms, ep.rewards):
+    for arm, reward in zip(ep.arms, ep.rewards, strict=False):
         assert not s.should_stop()
         assert s.select() == arm
         s.update(arm, reward)
     assert s.should_stop() and s.recommendation == ep.recommendation
     # and it pickles mid-way with its cached decision
     s2 = tt.TopTwo(4, delta=0.1, seed=4, sampler=sampler)
-    for arm, reward in zip(ep.arms[:20], ep.rewards[:20]):
+    for arm, reward in zip(ep.arms[:20], ep.rewards[:20], strict=False):
         s2.select()
         s2.update(arm, reward)
     s2.select()
@@ -155,8 +155,9 @@ def test_track_and_stop_weights_every_k_steps(sampler):
 def test_track_and_stop_proportions_converge_to_the_optimal_weights(sampler, arms, mu):
     # A threshold that never fires: the episode runs to max_steps and N / t tracks w*(mu).
     steps = 40_000
-    ep = tt.identify(mu, 0.1, sampler=sampler, arms=arms, threshold=np.full(steps + 1, np.inf), seed=5,
-                     weights_every=20)
+    ep = tt.identify(
+        mu, 0.1, sampler=sampler, arms=arms, threshold=np.full(steps + 1, np.inf), seed=5, weights_every=20
+    )
     assert ep.hit_max_steps and ep.tau == steps
     w = tt.characteristic_time(mu, arms=arms).weights
     np.testing.assert_allclose(ep.N / steps, w, atol=0.03)
@@ -219,8 +220,7 @@ def test_compare_table_equals_run_many_and_orders_samplers():
     T_star = tt.characteristic_time(mu).T
     assert result.T_star == T_star
     for row in result.rows[2:3]:  # the row with its own options
-        runs = tt.run_many(mu, 0.01, 60, seed=3, sampler=row["sampler"],
-                           ucb_alpha=2.0)
+        runs = tt.run_many(mu, 0.01, 60, seed=3, sampler=row["sampler"], ucb_alpha=2.0)
         np.testing.assert_array_equal(result.runs[row["label"]].tau, runs.tau)
         assert row["mean_tau"] == runs.mean_tau and row["se_tau"] == runs.se_tau
         assert row["error_rate"] == runs.error_rate
@@ -256,11 +256,14 @@ def test_plot_comparison_draws_one_box_per_sampler():
 # ---- exponential-gap elimination -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kwargs, seeds", [
-    (dict(mu=[0.9, 0.3, 0.2], delta=0.1), [0, 1]),
-    (dict(mu=[2.0, 0.0], delta=0.2, arms="gaussian", sigma=0.5, min_pulls=2), [3]),
-    (dict(mu=[0.6, 0.55, 0.2, 0.1], delta=0.1, max_steps=300_000), [4]),  # cut inside a phase
-])
+@pytest.mark.parametrize(
+    "kwargs, seeds",
+    [
+        (dict(mu=[0.9, 0.3, 0.2], delta=0.1), [0, 1]),
+        (dict(mu=[2.0, 0.0], delta=0.2, arms="gaussian", sigma=0.5, min_pulls=2), [3]),
+        (dict(mu=[0.6, 0.55, 0.2, 0.1], delta=0.1, max_steps=300_000), [4]),  # cut inside a phase
+    ],
+)
 def test_exponential_gap_elimination_matches_reference(kwargs, seeds):
     kwargs = dict(kwargs)
     mu, delta = kwargs.pop("mu"), kwargs.pop("delta")
@@ -304,8 +307,14 @@ def test_matrix_game_solver_against_linear_programming():
         z = _core.toptwo.matrix_game(M)
         assert z.shape == (K,) and np.all(z >= 0) and abs(z.sum() - 1) < 1e-12
         # max v s.t. M^T z >= v, sum z = 1, z >= 0
-        res = linprog(np.r_[np.zeros(K), -1.0], A_ub=np.c_[-M.T, np.ones(J)], b_ub=np.zeros(J),
-                      A_eq=np.r_[np.ones(K), 0.0][None, :], b_eq=[1.0], bounds=[(0, None)] * K + [(None, None)])
+        res = linprog(
+            np.r_[np.zeros(K), -1.0],
+            A_ub=np.c_[-M.T, np.ones(J)],
+            b_ub=np.zeros(J),
+            A_eq=np.r_[np.ones(K), 0.0][None, :],
+            b_eq=[1.0],
+            bounds=[(0, None)] * K + [(None, None)],
+        )
         assert (M.T @ z).min() == pytest.approx(-res.fun, abs=1e-9)
 
 
@@ -357,8 +366,15 @@ def test_every_sampler_keeps_the_episode_invariants(sampler):
         mu[-1] = rng.uniform(0.8, 1.0)
         mu = rng.permutation(mu)
         for arms in ("bernoulli", "gaussian"):
-            ep = tt.identify(mu, 0.2, sampler=sampler, arms=arms, seed=int(rng.integers(2**63)), max_steps=3_000_000,
-                             weights_every=10)
+            ep = tt.identify(
+                mu,
+                0.2,
+                sampler=sampler,
+                arms=arms,
+                seed=int(rng.integers(2**63)),
+                max_steps=3_000_000,
+                weights_every=10,
+            )
             assert 0 <= ep.recommendation < K and ep.N.sum() == ep.tau and ep.N.min() >= 1
             if arms == "bernoulli":
                 assert np.all((0 <= ep.S) & (ep.S <= ep.N))

@@ -52,8 +52,11 @@ def _brute_force(st, arms, penalise):
 
 @pytest.mark.parametrize(
     "arms, challenger, tie_break, top",
-    [("bernoulli", "TCI", "random", [0.6, 0.6]), ("bernoulli", "TC", "first", [0.6]),
-     ("gaussian", "TCI", "random", [0.6])],
+    [
+        ("bernoulli", "TCI", "random", [0.6, 0.6]),
+        ("bernoulli", "TC", "first", [0.6]),
+        ("gaussian", "TCI", "random", [0.6]),
+    ],
 )
 def test_many_arms_index_equals_brute_force_at_every_step(arms, challenger, tie_break, top):
     # Long runs of the incremental sampler on its own decisions, with rewards drawn here; at every

@@ -54,9 +54,19 @@ def cost(B, j, N, S, arms, sigma):
     return d * d / (2.0 * sigma * sigma * (1.0 / N[B] + 1.0 / N[j]))
 
 
-SAMPLERS = {"EB-TCI": ("EB", "TCI"), "EB-TC": ("EB", "TC"), "TTTS": ("TS", "RS"), "T3C": ("TS", "TC"),
-            "TTUCB": ("UCB", "TC"), "uniform": None, "TaS-C": "C", "TaS-D": "D", "FWS": "FW",
-            "LUCB1": "LUCB1", "lilUCB": "lilUCB"}
+SAMPLERS = {
+    "EB-TCI": ("EB", "TCI"),
+    "EB-TC": ("EB", "TC"),
+    "TTTS": ("TS", "RS"),
+    "T3C": ("TS", "TC"),
+    "TTUCB": ("UCB", "TC"),
+    "uniform": None,
+    "TaS-C": "C",
+    "TaS-D": "D",
+    "FWS": "FW",
+    "LUCB1": "LUCB1",
+    "lilUCB": "lilUCB",
+}
 MAX_RESAMPLES = 10000
 
 
@@ -219,10 +229,30 @@ def lil_argmax(N, S, delta, var, eps, beta):
     return max(range(len(N)), key=lambda a: (index[a], -a))
 
 
-def episode(mu, delta=0.01, *, beta=0.5, challenger=None, rule="random", arms="bernoulli", sigma=1.0,
-            threshold="gk16", threshold_values=None, tie_break="random", forced_exploration=False,
-            min_pulls=1, max_steps=10**8, seed=0, run=0, sampler="EB-TCI", ucb_alpha=1.0, weights_every=1,
-            lil_epsilon=0.01, lil_beta=1.0, lil_lambda=9.0):
+def episode(
+    mu,
+    delta=0.01,
+    *,
+    beta=0.5,
+    challenger=None,
+    rule="random",
+    arms="bernoulli",
+    sigma=1.0,
+    threshold="gk16",
+    threshold_values=None,
+    tie_break="random",
+    forced_exploration=False,
+    min_pulls=1,
+    max_steps=10**8,
+    seed=0,
+    run=0,
+    sampler="EB-TCI",
+    ucb_alpha=1.0,
+    weights_every=1,
+    lil_epsilon=0.01,
+    lil_beta=1.0,
+    lil_lambda=9.0,
+):
     """One episode; returns (recommendation, tau, N, S, hit_max_steps, pulled_arms)."""
     family = SAMPLERS[sampler]
     leader_kind, own = family if isinstance(family, tuple) else ("EB", "TCI")
@@ -283,8 +313,9 @@ def episode(mu, delta=0.01, *, beta=0.5, challenger=None, rule="random", arms="b
                         if c != lead:
                             return c
                 costs = W if lead == B else [cost(lead, j, N, S, arms, sigma) for j in range(K)]
-                penalised = {j: costs[j] + math.log(N[j]) if challenger == "TCI" else costs[j]
-                             for j in range(K) if j != lead}
+                penalised = {
+                    j: costs[j] + math.log(N[j]) if challenger == "TCI" else costs[j] for j in range(K) if j != lead
+                }
                 return min(penalised, key=lambda j: (penalised[j], j))
 
             if family is None:

@@ -54,7 +54,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         for name in sorted(set(current) | set(fresh)):
             diff = difflib.unified_diff(
-                current.get(name, "").splitlines(True), fresh.get(name, "").splitlines(True), name, f"{name} (generated)"
+                current.get(name, "").splitlines(True),
+                fresh.get(name, "").splitlines(True),
+                name,
+                f"{name} (generated)",
             )
             sys.stdout.writelines(diff)
         print("stale stubs: run `python tools/generate_stubs.py`")

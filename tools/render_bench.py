@@ -21,8 +21,12 @@ from paperkernels.benchmarks.analysis import render_tables
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("record", help="a JSON file written by `python -m paperkernels bench --json`")
-    parser.add_argument("page", nargs="?", default=str(Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"),
-                        help="the Markdown page holding the bench:<module> blocks (default: docs/benchmarks.md)")
+    parser.add_argument(
+        "page",
+        nargs="?",
+        default=str(Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"),
+        help="the Markdown page holding the bench:<module> blocks (default: docs/benchmarks.md)",
+    )
     parser.add_argument("--check", action="store_true", help="only report whether the page is up to date")
     args = parser.parse_args(argv)
     record = read_json(args.record)

@@ -24,7 +24,6 @@ namespace py = pybind11;
 #define PAPERKERNELS_GIT_COMMIT ""
 #endif
 
-
 void bind_build_info(py::module_& m) {
   m.def(
       "build_info",

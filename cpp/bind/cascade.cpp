@@ -86,10 +86,14 @@ void check_cascade(const carray<std::int32_t>& cascade, std::size_t L, int K) {
 // The planners that read ranked lists (every planner but the brute-force oracle).
 PlanResult plan_lists(Planner method, const StateSpace& space, TopLists& lists, Interrupt* stop) {
   switch (method) {
-    case Planner::exact: return ExactSearch().run(space, lists, stop);
-    case Planner::topic_dp: return TopicDP().run(space, lists, stop);
-    case Planner::greedy: return plan_greedy(space, lists, stop);
-    case Planner::brute: break;
+    case Planner::exact:
+      return ExactSearch().run(space, lists, stop);
+    case Planner::topic_dp:
+      return TopicDP().run(space, lists, stop);
+    case Planner::greedy:
+      return plan_greedy(space, lists, stop);
+    case Planner::brute:
+      break;
   }
   fail("method: 'brute' plans on click tables");
 }
@@ -165,18 +169,21 @@ class PyLearner {
     const ItemsView items = items_view(X, topics, config_.n_topics);
     std::vector<double> scores;
     {
-    py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto* lin = dynamic_cast<LinUCB*>(impl_.get())) {
-      require(items.dx == config_.n_features, "X: expected ", config_.n_features, " features per item");
-      lin->scores(items, scores);
-    } else if (auto* item = dynamic_cast<ItemUCB*>(impl_.get())) {
-      require(item->clicks().empty() || item->clicks().size() == items.L, "X: wrong number of items for this learner");
-      if (item->clicks().empty()) scores.assign(items.L, std::numeric_limits<double>::infinity());
-      else item->scores(scores);
-    } else {
-      throw invalid_argument("this learner has no per-item index");
-    }
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto* lin = dynamic_cast<LinUCB*>(impl_.get())) {
+        require(items.dx == config_.n_features, "X: expected ", config_.n_features, " features per item");
+        lin->scores(items, scores);
+      } else if (auto* item = dynamic_cast<ItemUCB*>(impl_.get())) {
+        require(item->clicks().empty() || item->clicks().size() == items.L,
+                "X: wrong number of items for this learner");
+        if (item->clicks().empty())
+          scores.assign(items.L, std::numeric_limits<double>::infinity());
+        else
+          item->scores(scores);
+      } else {
+        throw invalid_argument("this learner has no per-item index");
+      }
     }
     carray<double> out(static_cast<py::ssize_t>(scores.size()));
     std::copy(scores.begin(), scores.end(), out.mutable_data());
@@ -355,8 +362,8 @@ void bind_cascade(py::module_& m) {
 
   m.def(
       "click_table",
-      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta,
-         FeatureMap features, Link link, StateKind kind, int n_topics, int K, std::size_t max_states) {
+      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta, FeatureMap features,
+         Link link, StateKind kind, int n_topics, int K, std::size_t max_states) {
         const ItemsView items = items_view(X, topics, n_topics);
         const FeatureLayout layout{known(features), items.dx, n_topics};
         require(theta.ndim() == 1 && theta.shape(0) == layout.dim(), "theta: expected ", layout.dim(), " parameters");
@@ -404,14 +411,14 @@ void bind_cascade(py::module_& m) {
         }
         return plan_to_dict(result);
       },
-      py::arg("probabilities"), py::arg("topics"), py::arg("kind"), py::arg("n_topics"), py::arg("K"), py::arg("method"),
-      py::arg("max_orderings"), py::arg("max_states"),
+      py::arg("probabilities"), py::arg("topics"), py::arg("kind"), py::arg("n_topics"), py::arg("K"),
+      py::arg("method"), py::arg("max_orderings"), py::arg("max_states"),
       "Plans a cascade of length K on a click table (columns: the state space's order).");
 
   m.def(
       "plan_model",
-      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta,
-         FeatureMap features, Link link, StateKind kind, int n_topics, int K, Planner method, std::size_t max_states) {
+      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& theta, FeatureMap features,
+         Link link, StateKind kind, int n_topics, int K, Planner method, std::size_t max_states) {
         require(known(method) != Planner::brute, "method: 'brute' plans on click tables");
         known(link);
         const ItemsView items = items_view(X, topics, n_topics);
@@ -469,8 +476,8 @@ void bind_cascade(py::module_& m) {
 
   m.def(
       "simulate",
-      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& P, StateKind kind, int n_topics,
-         int K, double optimal_value, const py::list& learners, std::int64_t T, std::int64_t n_runs,
+      [](const carray<double>& X, const carray<std::int64_t>& topics, const carray<double>& P, StateKind kind,
+         int n_topics, int K, double optimal_value, const py::list& learners, std::int64_t T, std::int64_t n_runs,
          std::uint64_t seed, unsigned n_threads, bool record, std::size_t max_states, std::int64_t first_run) {
         const ItemsView items = items_view(X, topics, n_topics);
         const StateSpace space = make_space(kind, n_topics, K, max_states);
@@ -493,7 +500,8 @@ void bind_cascade(py::module_& m) {
         py::object cascades = py::none(), clicks = py::none();
         SimulationOutput out{regret.mutable_data(), nullptr, nullptr};
         if (record) {
-          carray<std::int32_t> c({nl, static_cast<py::ssize_t>(n_runs), static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(K)});
+          carray<std::int32_t> c(
+              {nl, static_cast<py::ssize_t>(n_runs), static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(K)});
           carray<std::int8_t> f({nl, static_cast<py::ssize_t>(n_runs), static_cast<py::ssize_t>(T)});
           out.cascades = c.mutable_data();
           out.clicks = f.mutable_data();

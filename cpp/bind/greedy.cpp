@@ -1,10 +1,10 @@
 // Bindings of paperkernels::greedy: the ensemble fit, from a Gram matrix or from the data.
+#include <pybind11/stl.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <tuple>
-
-#include <pybind11/stl.h>
 
 #include "bind_common.hpp"
 #include "paperkernels/greedy/ensemble.hpp"
@@ -72,8 +72,7 @@ void bind_greedy(py::module_& m) {
         {
           py::gil_scoped_release release;
           greedy::centred_gram(x.data(), static_cast<std::size_t>(n), static_cast<std::size_t>(p), mu,
-                               gram.mutable_data(), n_threads, bind::python_signal_poll(),
-                               y ? y->data() : nullptr,
+                               gram.mutable_data(), n_threads, bind::python_signal_poll(), y ? y->data() : nullptr,
                                y ? xty.mutable_data() : nullptr);
         }
         if (y) return py::make_tuple(gram, xty);

@@ -1,10 +1,10 @@
 // The instruction set of the SIMD kernels: paperkernels.set_isa / get_isa / show_config.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
 
 #include "paperkernels/common/simd.hpp"
 

@@ -35,8 +35,10 @@ std::shared_ptr<DeepFormHandle> make_form(const std::vector<carray<double>>& wei
     bind::require_ndim(W, 2, "weights[l]");
     bind::require_ndim(b, 1, "biases[l]");
     const auto rows = static_cast<std::size_t>(W.shape(0)), cols = static_cast<std::size_t>(W.shape(1));
-    require(static_cast<std::size_t>(b.shape(0)) == rows, "biases[", l, "]: expected length ", rows, ", got ", b.shape(0));
-    if (l > 0) require(cols == layers.back().rows, "weights[", l, "]: expected ", layers.back().rows, " columns, got ", cols);
+    require(static_cast<std::size_t>(b.shape(0)) == rows, "biases[", l, "]: expected length ", rows, ", got ",
+            b.shape(0));
+    if (l > 0)
+      require(cols == layers.back().rows, "weights[", l, "]: expected ", layers.back().rows, " columns, got ", cols);
     layers.push_back({W.data(), b.data(), rows, cols});
   }
   {
@@ -49,8 +51,7 @@ std::shared_ptr<DeepFormHandle> make_form(const std::vector<carray<double>>& wei
 }  // namespace
 
 void bind_relu(py::module_& m) {
-  py::class_<DeepFormHandle, std::shared_ptr<DeepFormHandle>>(m, "DeepForm",
-                                                              "Generic deep canonical form (float path)")
+  py::class_<DeepFormHandle, std::shared_ptr<DeepFormHandle>>(m, "DeepForm", "Generic deep canonical form (float path)")
       .def_property_readonly("ok", [](const DeepFormHandle& h) { return h.form->ok(); })
       .def_property_readonly("reason", [](const DeepFormHandle& h) { return h.form->reason(); })
       .def_property_readonly("relative_error", [](const DeepFormHandle& h) { return h.form->relative_error(); })
@@ -79,7 +80,8 @@ void bind_relu(py::module_& m) {
              std::vector<double*> pw, pb;
              for (std::size_t l = 0; l < h.form->n_layers(); ++l) {
                const auto& lay = h.form->layer(l);
-               Ws.emplace_back(std::vector<py::ssize_t>{static_cast<py::ssize_t>(lay.rows), static_cast<py::ssize_t>(lay.cols)});
+               Ws.emplace_back(
+                   std::vector<py::ssize_t>{static_cast<py::ssize_t>(lay.rows), static_cast<py::ssize_t>(lay.cols)});
                bs.emplace_back(static_cast<py::ssize_t>(lay.rows));
                pw.push_back(Ws.back().mutable_data());
                pb.push_back(bs.back().mutable_data());

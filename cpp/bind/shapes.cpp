@@ -60,7 +60,8 @@ void check_rings(const carray<double>& xy, const carray<std::int64_t>& ring_star
   require(rs[0] == 0 && rs[n_rings] == xy.shape(0), "ring_start: expected 0 ... V");
   for (py::ssize_t r = 0; r < n_rings; ++r) require(rs[r] <= rs[r + 1], "ring_start: expected non-decreasing");
   require(ps[0] == 0 && ps[poly_start.size() - 1] == n_rings, "poly_start: expected 0 ... n_rings");
-  for (py::ssize_t p = 0; p + 1 < poly_start.size(); ++p) require(ps[p] <= ps[p + 1], "poly_start: expected non-decreasing");
+  for (py::ssize_t p = 0; p + 1 < poly_start.size(); ++p)
+    require(ps[p] <= ps[p + 1], "poly_start: expected non-decreasing");
 }
 
 }  // namespace
@@ -74,8 +75,9 @@ void bind_shapes(py::module_& m) {
       .value("analysis", CartesianBasis::Purpose::analysis, "Moments of masks (analyse).")
       .value("synthesis", CartesianBasis::Purpose::synthesis, "Fields from coefficients (synthesize).");
 
-  m.def("half_size", [](int N) { return half_size(N); }, py::arg("N"),
-        "S(N) = floor((N + 2)^2 / 4), the number of (n, m >= 0) pairs of order <= N.");
+  m.def(
+      "half_size", [](int N) { return half_size(N); }, py::arg("N"),
+      "S(N) = floor((N + 2)^2 / 4), the number of (n, m >= 0) pairs of order <= N.");
 
   m.def(
       "radial_table",
@@ -98,7 +100,8 @@ void bind_shapes(py::module_& m) {
         }
         return out;
       },
-      py::arg("N"), py::arg("rho"), "R_n^m(rho) for the half set of order N (Prata recurrence): shape (len(rho), S(N)).");
+      py::arg("N"), py::arg("rho"),
+      "R_n^m(rho) for the half set of order N (Prata recurrence): shape (len(rho), S(N)).");
 
   m.def(
       "radial_band",
@@ -228,8 +231,8 @@ void bind_shapes(py::module_& m) {
         {
           py::gil_scoped_release release;
           // Small tasks when each polygon is costly (~vertices x S), so that Ctrl-C is seen quickly.
-          const double work_per_polygon =
-              static_cast<double>(xy.shape(0)) / static_cast<double>(std::max<py::ssize_t>(B, 1)) * static_cast<double>(S);
+          const double work_per_polygon = static_cast<double>(xy.shape(0)) /
+                                          static_cast<double>(std::max<py::ssize_t>(B, 1)) * static_cast<double>(S);
           const std::size_t per_task =
               static_cast<std::size_t>(std::clamp(2.0e5 / std::max(work_per_polygon, 1.0), 1.0, 16.0));
           const std::size_t n_tasks = (static_cast<std::size_t>(B) + per_task - 1) / per_task;

@@ -69,8 +69,7 @@ void bind_testing(py::module_& m) {
         parallel_for(
             static_cast<std::size_t>(n_tasks), n_threads,
             [&](std::size_t r, const StopToken&) {
-              if (static_cast<py::ssize_t>(r) >= fail_from)
-                fail("task ", r, " failed");
+              if (static_cast<py::ssize_t>(r) >= fail_from) fail("task ", r, " failed");
             },
             bind::python_signal_poll());
       },

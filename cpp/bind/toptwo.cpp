@@ -79,9 +79,8 @@ struct Config {
 
 Config make_config(int K, double beta, Challenger challenger, Rule rule, TieBreak tie_break, bool forced_exploration,
                    std::int64_t min_pulls, Arms arms, double sigma, ThresholdKind threshold, double delta,
-                   const py::object& threshold_values, Leader leader, bool uniform, double ucb_alpha,
-                   Tracking tracking, std::int64_t weights_every, Racing racing, double lil_epsilon, double lil_beta,
-                   double lil_lambda) {
+                   const py::object& threshold_values, Leader leader, bool uniform, double ucb_alpha, Tracking tracking,
+                   std::int64_t weights_every, Racing racing, double lil_epsilon, double lil_beta, double lil_lambda) {
   Options o;
   o.K = K;
   o.beta = beta;
@@ -125,8 +124,8 @@ std::vector<double> to_vector(const carray<double>& a, const char* name) {
 }
 
 template <Arms kind>
-py::tuple identify_impl(const Config& config, const std::vector<double>& mu, std::uint64_t seed,
-                        std::int64_t max_steps, bool record) {
+py::tuple identify_impl(const Config& config, const std::vector<double>& mu, std::uint64_t seed, std::int64_t max_steps,
+                        bool record) {
   Environment<kind> env(mu, config.options.sigma);
   Sampler<kind> sampler(config.options, seed, 0);
   Xoshiro256 rewards(seed, reward_stream(0));
@@ -169,8 +168,8 @@ py::tuple identify_impl(const Config& config, const std::vector<double>& mu, std
 }
 
 template <Arms kind>
-py::tuple run_many_impl(const Config& config, const std::vector<double>& mu, std::uint64_t seed,
-                        std::int64_t first_run, std::int64_t n_runs, std::int64_t max_steps, unsigned n_threads) {
+py::tuple run_many_impl(const Config& config, const std::vector<double>& mu, std::uint64_t seed, std::int64_t first_run,
+                        std::int64_t n_runs, std::int64_t max_steps, unsigned n_threads) {
   const int K = config.options.K;
   using Sum = typename Sampler<kind>::Sum;
   carray<std::int64_t> tau(n_runs), recommendation(n_runs);
@@ -421,8 +420,7 @@ class IncrementalSampler {
 
   // The messages are built only on failure (this runs once per entry of a batch).
   void check_update(std::int64_t arm, double reward) const {
-    require(arm >= 0 && arm < config_.options.K, "arm: expected an index in [0, ", config_.options.K, "), got ",
-            arm);
+    require(arm >= 0 && arm < config_.options.K, "arm: expected an index in [0, ", config_.options.K, "), got ", arm);
     if (config_.arms == Arms::bernoulli)
       require(reward == 0.0 || reward == 1.0, "reward: Bernoulli arms expect rewards 0 or 1, got ", reward);
     else
@@ -471,8 +469,7 @@ class IncrementalSampler {
   }
 
   Config config_;
-  Variant sampler_{
-      std::in_place_index<0>, Options{}, std::uint64_t{0}, std::uint64_t{0}};
+  Variant sampler_{std::in_place_index<0>, Options{}, std::uint64_t{0}, std::uint64_t{0}};
   std::mutex mutex_;
 };
 
@@ -515,10 +512,10 @@ void bind_toptwo(py::module_& m) {
       .value("array", ThresholdKind::array);
 
   py::class_<Config>(m, "Config", "Sampler options, validated (private).")
-      .def(py::init(&make_config), py::kw_only(), py::arg("K"), py::arg("beta"), py::arg("challenger"),
-           py::arg("rule"), py::arg("tie_break"), py::arg("forced_exploration"), py::arg("min_pulls"), py::arg("arms"),
-           py::arg("sigma"), py::arg("threshold"), py::arg("delta"), py::arg("threshold_values"), py::arg("leader"),
-           py::arg("uniform"), py::arg("ucb_alpha"), py::arg("tracking"), py::arg("weights_every"), py::arg("racing"),
+      .def(py::init(&make_config), py::kw_only(), py::arg("K"), py::arg("beta"), py::arg("challenger"), py::arg("rule"),
+           py::arg("tie_break"), py::arg("forced_exploration"), py::arg("min_pulls"), py::arg("arms"), py::arg("sigma"),
+           py::arg("threshold"), py::arg("delta"), py::arg("threshold_values"), py::arg("leader"), py::arg("uniform"),
+           py::arg("ucb_alpha"), py::arg("tracking"), py::arg("weights_every"), py::arg("racing"),
            py::arg("lil_epsilon"), py::arg("lil_beta"), py::arg("lil_lambda"));
 
   m.def(
@@ -526,8 +523,7 @@ void bind_toptwo(py::module_& m) {
       [](const Config& config, const carray<double>& mu_arr, std::uint64_t seed, std::int64_t max_steps, bool record) {
         const std::vector<double> mu = to_vector(mu_arr, "mu");
         check_mu(config, mu);
-        if (config.arms == Arms::bernoulli)
-          return identify_impl<Arms::bernoulli>(config, mu, seed, max_steps, record);
+        if (config.arms == Arms::bernoulli) return identify_impl<Arms::bernoulli>(config, mu, seed, max_steps, record);
         return identify_impl<Arms::gaussian>(config, mu, seed, max_steps, record);
       },
       py::arg("config"), py::arg("mu"), py::arg("seed"), py::arg("max_steps"), py::arg("record"),
@@ -546,8 +542,8 @@ void bind_toptwo(py::module_& m) {
           return run_many_impl<Arms::bernoulli>(config, mu, seed, first_run, n_runs, max_steps, n_threads);
         return run_many_impl<Arms::gaussian>(config, mu, seed, first_run, n_runs, max_steps, n_threads);
       },
-      py::arg("config"), py::arg("mu"), py::arg("seed"), py::arg("n_runs"), py::arg("max_steps"),
-      py::arg("n_threads"), py::arg("first_run") = 0,
+      py::arg("config"), py::arg("mu"), py::arg("seed"), py::arg("n_runs"), py::arg("max_steps"), py::arg("n_threads"),
+      py::arg("first_run") = 0,
       "Episodes r = first_run .. first_run + n_runs - 1 in parallel: (tau, recommendation, N, S, hit_max_steps).");
 
   py::class_<IncrementalSampler>(m, "Sampler", "Incremental top-two sampler (private).")
@@ -564,8 +560,7 @@ void bind_toptwo(py::module_& m) {
       .def("get_state", &IncrementalSampler::get_state)
       .def("set_state", &IncrementalSampler::set_state, py::arg("t"), py::arg("N"), py::arg("S"), py::arg("L"),
            py::arg("M"), py::arg("rng"), py::arg("leader"), py::arg("selection"), py::arg("weights"),
-           py::arg("cumulative"), py::arg("weights_left"), py::arg("round"),
-           py::arg("elimination"))
+           py::arg("cumulative"), py::arg("weights_left"), py::arg("round"), py::arg("elimination"))
       .def("set_threshold_values", &IncrementalSampler::set_threshold_values, py::arg("values"))
       .def("state", &IncrementalSampler::state);
 
@@ -624,8 +619,8 @@ void bind_toptwo(py::module_& m) {
 
   m.def(
       "transportation_cost",
-      [](const carray<double>& mu_i, const carray<double>& n_i, const carray<double>& mu_j,
-         const carray<double>& n_j, Arms kind, double sigma) {
+      [](const carray<double>& mu_i, const carray<double>& n_i, const carray<double>& mu_j, const carray<double>& n_j,
+         Arms kind, double sigma) {
         const py::ssize_t n = mu_i.size();
         require(n_i.size() == n && mu_j.size() == n && n_j.size() == n, "expected arrays of the same size");
         carray<double> out(n);

@@ -16,7 +16,7 @@ results. :func:`show_config` prints the version, the build and the CPU's feature
 from __future__ import annotations
 
 import importlib
-from typing import Any, List
+from typing import Any
 
 from ._isa import apply_environment as _apply_isa_environment
 from ._isa import get_isa, set_isa, show_config, supported_isas
@@ -63,5 +63,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__() -> List[str]:
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY_MODULES))

@@ -6,7 +6,7 @@ import argparse
 import importlib
 import sys
 import time
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from . import MODULES, __version__
 from ._report import Report
@@ -60,8 +60,9 @@ def run_bench(args: argparse.Namespace, report: Report) -> int:
         status = 0
     else:
         try:
-            record = benchmarks.run(args.modules, quick=args.quick, report=report,
-                                    command=["python -m paperkernels", *sys.argv[1:]])
+            record = benchmarks.run(
+                args.modules, quick=args.quick, report=report, command=["python -m paperkernels", *sys.argv[1:]]
+            )
         except ValueError as exc:
             report.line(str(exc))
             return 2
@@ -69,11 +70,15 @@ def run_bench(args: argparse.Namespace, report: Report) -> int:
         status = 1 if failed else 0
         report.heading("summary")
         for name, entry in record["modules"].items():
-            report.line(f"{name:<9} {entry['status']:<8} {entry['seconds']:7.1f} s"
-                        f"{'  ' + entry['error'] if entry['error'] else ''}")
+            report.line(
+                f"{name:<9} {entry['status']:<8} {entry['seconds']:7.1f} s"
+                f"{'  ' + entry['error'] if entry['error'] else ''}"
+            )
         for skipped in record["skipped"]:
-            report.line(f"{skipped['module']}: {skipped['peer']} skipped ({skipped['reason']})"
-                        f"{': ' + skipped['hint'] if skipped['hint'] else ''}")
+            report.line(
+                f"{skipped['module']}: {skipped['peer']} skipped ({skipped['reason']})"
+                f"{': ' + skipped['hint'] if skipped['hint'] else ''}"
+            )
         if failed:
             report.line(f"FAILED: {', '.join(failed)}")
     ran = not args.source and not (args.compare and len(args.compare) == 2)
@@ -102,28 +107,36 @@ def run_bench(args: argparse.Namespace, report: Report) -> int:
     return status
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m paperkernels", description=__doc__)
     parser.add_argument("--version", action="version", version=f"paperkernels {__version__}")
     sub = parser.add_subparsers(dest="command")
     demo = sub.add_parser("demo", help="run every module on small built-in examples")
     demo.add_argument("modules", nargs="*", metavar="module")
     bench = sub.add_parser(
-        "bench", help="run the benchmarks against peer libraries (checks agreement first, then times)",
+        "bench",
+        help="run the benchmarks against peer libraries (checks agreement first, then times)",
         description="Runs the benchmarks of the given modules (default: all of toptwo, cascade, greedy, shapes, "
-                    "relu, scaleout). Exit status 1 if a module failed or --compare found a slowdown.")
+        "relu, scaleout). Exit status 1 if a module failed or --compare found a slowdown.",
+    )
     bench.add_argument("modules", nargs="*", metavar="module")
     bench.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run of the whole harness")
     bench.add_argument("--json", metavar="PATH", help="write every check and measurement, with machine data")
-    bench.add_argument("--compare", nargs="+", metavar="JSON",
-                       help="OLD.json [NEW.json]: new/old ratios per measurement (NEW: this run if omitted)")
+    bench.add_argument(
+        "--compare",
+        nargs="+",
+        metavar="JSON",
+        help="OLD.json [NEW.json]: new/old ratios per measurement (NEW: this run if omitted)",
+    )
     bench.add_argument("--force", action="store_true", help="compare runs from different machines anyway")
-    bench.add_argument("--threshold", type=float, default=0.05,
-                       help="relative change below which nothing is flagged (default 0.05)")
+    bench.add_argument(
+        "--threshold", type=float, default=0.05, help="relative change below which nothing is flagged (default 0.05)"
+    )
     bench.add_argument("--plot", metavar="PNG", help="draw the speed-ups against each peer (matplotlib)")
     bench.add_argument("--markdown", action="store_true", help="print the results as Markdown tables")
-    bench.add_argument("--from", dest="source", metavar="JSON",
-                       help="use a recorded run (for --plot, --markdown) instead of running")
+    bench.add_argument(
+        "--from", dest="source", metavar="JSON", help="use a recorded run (for --plot, --markdown) instead of running"
+    )
     args = parser.parse_args(argv)
     report = Report()
     if args.command == "demo":

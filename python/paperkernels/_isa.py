@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import platform
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from ._version import __version__
 
@@ -28,7 +28,7 @@ def _extension() -> Any:
     return core
 
 
-def supported_isas() -> List[str]:
+def supported_isas() -> list[str]:
     """The instruction sets this CPU runs, widest first (a subset of ``("avx512", "avx2", "sse2")``)."""
     return list(_extension().isa.supported())
 
@@ -117,7 +117,7 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
-def config() -> Dict[str, Any]:
+def config() -> dict[str, Any]:
     """The facts :func:`show_config` prints, as nested dictionaries."""
     build = dict(_extension().build_info())
     features = list(_extension().isa.cpu_features())
@@ -139,7 +139,7 @@ def config() -> Dict[str, Any]:
     }
 
 
-def show_config(mode: str = "stdout") -> Optional[Dict[str, Any]]:
+def show_config(mode: str = "stdout") -> dict[str, Any] | None:
     """Print the version, the build (compiler, flags), the CPU's features and the instruction set in use.
 
     Parameters

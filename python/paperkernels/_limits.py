@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 _DEFAULTS = {
     # Memory of the arrays that one call returns or builds (results, rasters, Gram matrices, tables).
@@ -95,7 +96,7 @@ class Limits:
             object.__setattr__(self, name, value)
 
     @contextlib.contextmanager
-    def override(self, **limits: int) -> Iterator["Limits"]:
+    def override(self, **limits: int) -> Iterator[Limits]:
         """Set limits for the duration of a ``with`` block, then restore the previous values.
 
         The limits are process-wide: other threads see the new values while the block runs.

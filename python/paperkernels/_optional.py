@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Optional
 
 # Distribution name and paperkernels extra of each optional module.
 _PROVIDERS = {
@@ -20,7 +19,7 @@ _PROVIDERS = {
 }
 
 
-def optional_import(module: str, needed_for: str, *, extra: Optional[str] = None) -> ModuleType:
+def optional_import(module: str, needed_for: str, *, extra: str | None = None) -> ModuleType:
     """Import ``module`` or raise ImportError saying that ``needed_for`` needs it and how to install it.
 
     Parameters

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ._optional import optional_import
 
@@ -16,7 +16,7 @@ class Progress:
         self.enabled = bool(enabled)
         self.desc = desc
         self.done = 0
-        self._bar: Optional[Any] = None
+        self._bar: Any | None = None
         if self.enabled:
             try:
                 tqdm = optional_import("tqdm.auto", "progress bars", extra="dask")
@@ -30,7 +30,7 @@ class Progress:
         if self._bar is not None:
             self._bar.update(n)
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc: Any) -> None:

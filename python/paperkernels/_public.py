@@ -7,7 +7,8 @@ from __future__ import annotations
 import inspect
 import sys
 import typing
-from typing import Any, Dict, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 
 def _resolve_annotations(function: Any) -> None:
@@ -46,7 +47,7 @@ def _present(obj: Any, module_name: str) -> None:
             obj.__module__ = module_name
 
 
-def export(module_name: str, namespace: Dict[str, Any], names: Iterable[str]) -> None:
+def export(module_name: str, namespace: dict[str, Any], names: Iterable[str]) -> None:
     """Present ``names`` of ``namespace`` as defined by ``module_name`` (call at the end of a public
     module: ``export(__name__, globals(), __all__)``)."""
     for name in names:

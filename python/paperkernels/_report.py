@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable, List, Optional, Sequence, TextIO
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
 
 
 class Report:
     """Collects indented lines and aligned tables and prints them as it goes."""
 
-    def __init__(self, stream: Optional[TextIO] = None) -> None:
+    def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream if stream is not None else sys.stdout
 
     def heading(self, text: str) -> None:
@@ -24,12 +25,12 @@ class Report:
         print(f"  {label:<44} {shown}{(' ' + unit) if unit else ''}", file=self.stream, flush=True)
 
     def table(self, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-        cells: List[List[str]] = [list(map(str, header))]
+        cells: list[list[str]] = [list(map(str, header))]
         for row in rows:
             cells.append([f"{v:.4g}" if isinstance(v, float) else str(v) for v in row])
         widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
         for k, row in enumerate(cells):
-            print("  " + "  ".join(c.rjust(w) for c, w in zip(row, widths)), file=self.stream)
+            print("  " + "  ".join(c.rjust(w) for c, w in zip(row, widths, strict=False)), file=self.stream)
             if k == 0:
                 print("  " + "  ".join("-" * w for w in widths), file=self.stream)
         self.stream.flush()

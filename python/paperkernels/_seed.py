@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import numbers
-from typing import Union
 
 import numpy as np
 
-SeedLike = Union[None, int, np.integer, np.random.Generator]
+SeedLike = int | np.integer | np.random.Generator | None
 
 _UINT64_LIMIT = 2**64
 
@@ -37,8 +36,7 @@ def as_seed(seed: SeedLike, name: str = "seed") -> int:
         return int(seed.integers(0, _UINT64_LIMIT, dtype=np.uint64))
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
         raise TypeError(
-            f"{name}: expected None, a non-negative int or a numpy.random.Generator, "
-            f"got {type(seed).__name__} {seed!r}"
+            f"{name}: expected None, a non-negative int or a numpy.random.Generator, got {type(seed).__name__} {seed!r}"
         )
     value = int(seed)
     if not 0 <= value < _UINT64_LIMIT:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numbers
 import os
-from typing import Any, Dict, Optional, Sequence, Tuple, Type, TypeVar
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -19,7 +20,7 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def as_int(value: Any, name: str, *, low: Optional[int] = None, high: Optional[int] = None) -> int:
+def as_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as a Python int in ``[low, high]`` (bounds inclusive, None = unbounded)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {_describe(value)}")
@@ -35,8 +36,8 @@ def as_float(
     value: Any,
     name: str,
     *,
-    low: Optional[float] = None,
-    high: Optional[float] = None,
+    low: float | None = None,
+    high: float | None = None,
     low_open: bool = False,
     high_open: bool = False,
 ) -> float:
@@ -67,7 +68,7 @@ def aligned(arr: np.ndarray) -> np.ndarray:
     return out
 
 
-def realign_state(state: Dict[str, Any]) -> Dict[str, Any]:
+def realign_state(state: dict[str, Any]) -> dict[str, Any]:
     """An object's pickled ``__dict__`` with every array aligned (see :func:`aligned`)."""
     return {k: aligned(v) if isinstance(v, np.ndarray) else v for k, v in state.items()}
 
@@ -97,11 +98,11 @@ def as_array(
     name: str,
     *,
     dtype: Any = np.float64,
-    ndim: Optional[int] = None,
-    shape: Optional[Sequence[Optional[int]]] = None,
+    ndim: int | None = None,
+    shape: Sequence[int | None] | None = None,
     finite: bool = True,
-    low: Optional[float] = None,
-    high: Optional[float] = None,
+    low: float | None = None,
+    high: float | None = None,
     allow_empty: bool = False,
 ) -> np.ndarray:
     """Return a C-contiguous array of ``dtype`` after checking it.
@@ -130,8 +131,12 @@ def as_array(
         raise ValueError(f"{name}: expected a {ndim}-d array, got {raw.ndim}-d with shape {raw.shape}")
     if shape is not None:
         expected = tuple(shape)
-        if raw.ndim != len(expected) or any(e is not None and e != s for e, s in zip(expected, raw.shape)):
-            pretty = "(" + ", ".join("*" if e is None else str(e) for e in expected) + (",)" if len(expected) == 1 else ")")
+        if raw.ndim != len(expected) or any(
+            e is not None and e != s for e, s in zip(expected, raw.shape, strict=False)
+        ):
+            pretty = (
+                "(" + ", ".join("*" if e is None else str(e) for e in expected) + (",)" if len(expected) == 1 else ")")
+            )
             raise ValueError(f"{name}: expected shape {pretty}, got {raw.shape}")
     if raw.size == 0 and not allow_empty:
         raise ValueError(f"{name}: expected a non-empty array, got shape {raw.shape}")
@@ -169,7 +174,7 @@ def as_bool(value: Any, name: str) -> bool:
     return bool(value)
 
 
-def as_instance(value: Any, name: str, cls: Type[_T]) -> _T:
+def as_instance(value: Any, name: str, cls: type[_T]) -> _T:
     """``value`` itself when it is an instance of ``cls``; TypeError naming the argument and the class otherwise."""
     if not isinstance(value, cls):
         raise TypeError(f"{name}: expected a {cls.__name__}, got {type(value).__name__}")
@@ -196,7 +201,9 @@ def as_n_threads(value: Any, name: str = "n_threads") -> int:
         return available_cores()
     n = as_int(value, name, high=MAX_THREADS)
     if n == 0:
-        raise ValueError(f"{name}: expected a positive integer, None or a negative count from the end (-1 = all cores), got 0")
+        raise ValueError(
+            f"{name}: expected a positive integer, None or a negative count from the end (-1 = all cores), got 0"
+        )
     if n < 0:
         n = available_cores() + 1 + n
         if n < 1:
@@ -204,7 +211,7 @@ def as_n_threads(value: Any, name: str = "n_threads") -> int:
     return n
 
 
-def check_same_length(pairs: Sequence[Tuple[str, int]]) -> None:
+def check_same_length(pairs: Sequence[tuple[str, int]]) -> None:
     """Raise if the named lengths differ: ``[("X", len(X)), ("y", len(y))]``."""
     lengths = {length for _, length in pairs}
     if len(lengths) > 1:

@@ -27,11 +27,12 @@ one-line summary otherwise. Requires the ``dask`` extra: ``pip install "paperker
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, replace
 from itertools import product
 from types import ModuleType
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -47,8 +48,17 @@ from .shapes import XShapeEncoder
 from .toptwo import Runs
 
 __all__ = [
-    "MAX_CHUNKS", "ChunkRanges", "chunk_ranges", "map_chunks", "GridCell", "run_many", "run_grid", "simulate",
-    "simulate_many", "fit_ensemble", "encode_shapes",
+    "MAX_CHUNKS",
+    "ChunkRanges",
+    "chunk_ranges",
+    "map_chunks",
+    "GridCell",
+    "run_many",
+    "run_grid",
+    "simulate",
+    "simulate_many",
+    "fit_ensemble",
+    "encode_shapes",
 ]
 
 #: Largest number of chunks one call queues (each chunk is a task with its own overhead).
@@ -101,15 +111,17 @@ class ChunkRanges(SequenceABC):  # type: ignore[type-arg]  # a Sequence of (star
         start = i * self.chunk_size
         return (start, min(self.chunk_size, self.n - start))
 
-    def __iter__(self) -> Iterator[Tuple[int, int]]:
+    def __iter__(self) -> Iterator[tuple[int, int]]:
         for start in range(0, self.n, self.chunk_size):
             yield (start, min(self.chunk_size, self.n - start))
 
     def __eq__(self, other: Any) -> bool:
         if isinstance(other, ChunkRanges):
-            return len(self) == len(other) and (len(self) == 0 or (self.n, self.chunk_size) == (other.n, other.chunk_size))
+            return len(self) == len(other) and (
+                len(self) == 0 or (self.n, self.chunk_size) == (other.n, other.chunk_size)
+            )
         if isinstance(other, (list, tuple)):
-            return len(other) == len(self) and all(a == tuple(b) for a, b in zip(self, other))
+            return len(other) == len(self) and all(a == tuple(b) for a, b in zip(self, other, strict=False))
         return NotImplemented
 
     def __repr__(self) -> str:
@@ -191,12 +203,12 @@ def _default_chunk_size(n: int, client: Any) -> int:
 
 def map_chunks(
     fn: Callable[..., Any],
-    chunks: Sequence[Tuple[Any, ...]],
+    chunks: Sequence[tuple[Any, ...]],
     client: Any = None,
     *,
     progress: bool = False,
     desc: str = "chunks",
-) -> List[Any]:
+) -> list[Any]:
     """``[fn(*args) for args in chunks]``, on the cluster's workers when ``client`` is given.
 
     Results come back in chunk order whatever order the workers finish in. ``client`` may also be
@@ -239,7 +251,9 @@ def map_chunks(
         return _map_chunks(fn, chunks, client, progress, desc)
 
 
-def _map_chunks(fn: Callable[..., Any], chunks: Sequence[Tuple[Any, ...]], client: Any, progress: bool, desc: str) -> List[Any]:
+def _map_chunks(
+    fn: Callable[..., Any], chunks: Sequence[tuple[Any, ...]], client: Any, progress: bool, desc: str
+) -> list[Any]:
     with Progress(len(chunks), progress, desc) as bar:
         if client is None:
             results = []
@@ -251,11 +265,11 @@ def _map_chunks(fn: Callable[..., Any], chunks: Sequence[Tuple[Any, ...]], clien
         futures = [client.submit(fn, *args, pure=False) for args in chunks]
         for _ in distributed.as_completed(futures, loop=client.loop):
             bar.update()
-        gathered: List[Any] = client.gather(futures)
+        gathered: list[Any] = client.gather(futures)
         return gathered
 
 
-def _split(n: int, chunk_size: Optional[int], client: Any, already: int = 0) -> ChunkRanges:
+def _split(n: int, chunk_size: int | None, client: Any, already: int = 0) -> ChunkRanges:
     """Chunks of ``range(n)``; refused when, with ``already`` chunks queued, they pass MAX_CHUNKS."""
     chunks = chunk_ranges(n, _default_chunk_size(n, client) if chunk_size is None else chunk_size)
     if already + len(chunks) > MAX_CHUNKS:
@@ -301,15 +315,17 @@ class GridCell:
     result: Runs
 
 
-def _run_range(mu: Any, delta: float, count: int, seed: int, first: int, options: Dict[str, Any]) -> Runs:
+def _run_range(mu: Any, delta: float, count: int, seed: int, first: int, options: dict[str, Any]) -> Runs:
     from .toptwo import run_many as run_locally
 
     return run_locally(mu, delta, count, seed=seed, n_threads=1, first_run=first, **options)
 
 
 def _join_runs(parts: Sequence[Runs]) -> Runs:
-    joined: Dict[str, Any] = {name: np.concatenate([getattr(p, name) for p in parts])
-              for name in ("tau", "recommendation", "N", "S", "hit_max_steps")}
+    joined: dict[str, Any] = {
+        name: np.concatenate([getattr(p, name) for p in parts])
+        for name in ("tau", "recommendation", "N", "S", "hit_max_steps")
+    }
     return replace(parts[0], **joined)
 
 
@@ -322,10 +338,10 @@ def run_grid(
     thresholds: Sequence[Any] = ("gk16",),
     seed: Any = None,
     client: Any = None,
-    chunk_size: Optional[int] = None,
+    chunk_size: int | None = None,
     progress: bool = False,
     **options: Any,
-) -> List[GridCell]:
+) -> list[GridCell]:
     """:func:`paperkernels.toptwo.run_many` over the grid instances x deltas x rules x thresholds.
 
     Every cell uses the same ``seed`` (common random numbers across the grid) and the other
@@ -390,9 +406,9 @@ def run_grid(
         if name in options:
             raise ValueError(f"{name}: chosen by the distributed helper, not accepted here")
     with _client_scope(client) as client:
-        cells: List[Tuple[np.ndarray, float, str, Any]] = []
-        tasks: List[Tuple[Any, ...]] = []
-        owners: List[int] = []
+        cells: list[tuple[np.ndarray, float, str, Any]] = []
+        tasks: list[tuple[Any, ...]] = []
+        owners: list[int] = []
         total_bytes = 0
         for mu, delta, rule, threshold in product(instances, deltas, rules, thresholds):
             values = plain_array(mu, "instances", dtype=np.float64)
@@ -401,7 +417,9 @@ def run_grid(
             # of every arm (16 bytes per arm) for each run: the limit applies to the whole call.
             total_bytes += n_runs * (17 + 16 * int(values.size))
             check_result_bytes(
-                total_bytes, "n_runs", f"the results of {len(cells)} configuration(s) x {n_runs} runs",
+                total_bytes,
+                "n_runs",
+                f"the results of {len(cells)} configuration(s) x {n_runs} runs",
                 "run fewer runs or configurations per call",
             )
             cell_options = dict(options, rule=rule, threshold=threshold)
@@ -411,8 +429,8 @@ def run_grid(
         if not cells:
             raise ValueError("instances, deltas, rules, thresholds: expected at least one value each")
         parts = _map_chunks(_run_range, tasks, client, progress, "episodes")
-    by_cell: List[List[Any]] = [[] for _ in cells]
-    for part, owner in zip(parts, owners):
+    by_cell: list[list[Any]] = [[] for _ in cells]
+    for part, owner in zip(parts, owners, strict=False):
         by_cell[owner].append(part)
     return [GridCell(*cell, result=_join_runs(by_cell[index])) for index, cell in enumerate(cells)]
 
@@ -424,7 +442,7 @@ def run_many(
     *,
     seed: Any = None,
     client: Any = None,
-    chunk_size: Optional[int] = None,
+    chunk_size: int | None = None,
     progress: bool = False,
     **options: Any,
 ) -> Runs:
@@ -470,8 +488,18 @@ def run_many(
     """
     rule = options.pop("rule", "random")
     threshold = options.pop("threshold", "gk16")
-    return run_grid([mu], [delta], n_runs, rules=[rule], thresholds=[threshold], seed=seed, client=client,
-                    chunk_size=chunk_size, progress=progress, **options)[0].result
+    return run_grid(
+        [mu],
+        [delta],
+        n_runs,
+        rules=[rule],
+        thresholds=[threshold],
+        seed=seed,
+        client=client,
+        chunk_size=chunk_size,
+        progress=progress,
+        **options,
+    )[0].result
 
 
 # -- cascade ---------------------------------------------------------------------------------------
@@ -490,16 +518,18 @@ def _join_simulations(parts: Sequence[SimulationResult]) -> SimulationResult:
         arrays = [getattr(part, name) for part in parts]
         return None if arrays[0] is None else np.concatenate(arrays, axis=1)
 
-    return replace(parts[0], regret=stacked("regret"), cascades=stacked("cascades"), first_clicks=stacked("first_clicks"))
+    return replace(
+        parts[0], regret=stacked("regret"), cascades=stacked("cascades"), first_clicks=stacked("first_clicks")
+    )
 
 
 def simulate_many(
-    studies: Sequence[Dict[str, Any]],
+    studies: Sequence[dict[str, Any]],
     client: Any = None,
     *,
-    chunk_size: Optional[int] = None,
+    chunk_size: int | None = None,
     progress: bool = False,
-) -> List[SimulationResult]:
+) -> list[SimulationResult]:
     """Several :func:`paperkernels.cascade.simulate` studies at once, their runs split into chunks.
 
     All chunks of all studies are queued together; each returned
@@ -569,15 +599,15 @@ def simulate_many(
         check_result_bytes(total_bytes, "studies", f"the results of {index + 1} studies", "run fewer studies per call")
         checked.append((env, learners, T, n_seeds, seed, bool(record)))
     with _client_scope(client) as client:
-        tasks: List[Tuple[Any, ...]] = []
-        owners: List[int] = []
+        tasks: list[tuple[Any, ...]] = []
+        owners: list[int] = []
         for index, (env, learners, T, n_seeds, seed, record) in enumerate(checked):
             for first, count in _split(n_seeds, chunk_size, client, already=len(tasks)):
                 tasks.append((env, learners, T, count, seed, first, record))
                 owners.append(index)
         parts = _map_chunks(_simulate_range, tasks, client, progress, "runs")
-    by_study: List[List[Any]] = [[] for _ in checked]
-    for part, owner in zip(parts, owners):
+    by_study: list[list[Any]] = [[] for _ in checked]
+    for part, owner in zip(parts, owners, strict=False):
         by_study[owner].append(part)
     return [_join_simulations(p) for p in by_study]
 
@@ -591,7 +621,7 @@ def simulate(
     client: Any = None,
     *,
     record: bool = False,
-    chunk_size: Optional[int] = None,
+    chunk_size: int | None = None,
     progress: bool = False,
 ) -> SimulationResult:
     """:func:`paperkernels.cascade.simulate` with its runs split into chunks of ``chunk_size``
@@ -646,7 +676,7 @@ def simulate(
 
 
 def _fit_learner_range(
-    design: CentredDesign, response: Response, first: int, count: int, options: Dict[str, Any]
+    design: CentredDesign, response: Response, first: int, count: int, options: dict[str, Any]
 ) -> EnsemblePath:
     return design.fit_learners(response, n_learners=count, first_learner=first, **options)
 
@@ -657,7 +687,7 @@ def fit_ensemble(
     y: ArrayLike,
     client: Any = None,
     *,
-    chunk_size: Optional[int] = None,
+    chunk_size: int | None = None,
     progress: bool = False,
 ) -> EnsembleForwardSelection:
     """Fit a :class:`paperkernels.greedy.EnsembleForwardSelection` with its learners split across
@@ -710,16 +740,25 @@ def fit_ensemble(
 
 
 def _fit_ensemble(
-    estimator: EnsembleForwardSelection, X: Any, y: Any, client: Any, chunk_size: Optional[int], progress: bool
+    estimator: EnsembleForwardSelection, X: Any, y: Any, client: Any, chunk_size: int | None, progress: bool
 ) -> EnsembleForwardSelection:
     X, y, params, seed, design = estimator._prepare_fit(X, y)
     response = design.response(y)  # here, once: the workers' BLAS may round X^T y differently
     ranges = _split(params["n_learners"], chunk_size, client)
-    options = dict(k=params["k"], m=params["m"], criterion=params["criterion"], tol=params["tol"], seed=seed,
-                   n_threads=1 if client is not None else params["n_threads"])
-    shipped = client.scatter([design, response], broadcast=True, hash=False) if client is not None else [design, response]
-    parts = _map_chunks(_fit_learner_range, [(*shipped, first, count, options) for first, count in ranges],
-                        client, progress, "learners")
+    options = dict(
+        k=params["k"],
+        m=params["m"],
+        criterion=params["criterion"],
+        tol=params["tol"],
+        seed=seed,
+        n_threads=1 if client is not None else params["n_threads"],
+    )
+    shipped = (
+        client.scatter([design, response], broadcast=True, hash=False) if client is not None else [design, response]
+    )
+    parts = _map_chunks(
+        _fit_learner_range, [(*shipped, first, count, options) for first, count in ranges], client, progress, "learners"
+    )
     result = design.combine(parts, y_mean=response.y_mean, m=params["m"], n_threads=params["n_threads"])
     return estimator._finish_fit(result, params, X.shape[1])
 
@@ -809,25 +848,27 @@ def _encode_shapes(encoder: XShapeEncoder, shapes: Any, client: Any, chunk_size:
         if shapes.ndim != 3:
             raise ValueError(f"shapes: expected a batch (B, H, W) of masks or polar grids, got shape {shapes.shape}")
         array = shapes.rechunk({0: chunk_size, 1: -1, 2: -1})
-        pieces = list(zip(array.to_delayed().ravel(), array.chunks[0]))
+        pieces = list(zip(array.to_delayed().ravel(), array.chunks[0], strict=False))
     elif isinstance(shapes, np.ndarray) and shapes.dtype != object:
         if shapes.ndim != 3:
             raise ValueError(f"shapes: expected a batch (B, H, W) of masks or polar grids, got shape {shapes.shape}")
-        pieces = [(shapes[start:start + count], count) for start, count in chunk_ranges(len(shapes), chunk_size)]
+        pieces = [(shapes[start : start + count], count) for start, count in chunk_ranges(len(shapes), chunk_size)]
     else:
         items = list(shapes)
-        pieces = [(items[start:start + count], count) for start, count in chunk_ranges(len(items), chunk_size)]
+        pieces = [(items[start : start + count], count) for start, count in chunk_ranges(len(items), chunk_size)]
     if not pieces:
         raise ValueError("shapes: expected at least one shape, got an empty collection")
     if client is not None and not isinstance(shapes, da.Array):
         # In-memory inputs go to the workers once, not inside the task graph.
         stored = client.scatter([piece for piece, _ in pieces], hash=False)
-        pieces = [(future, count) for future, (_, count) in zip(stored, pieces)]
+        pieces = [(future, count) for future, (_, count) in zip(stored, pieces, strict=False)]
     # One graph node holds the encoder, so each worker receives it once.
     shared = dask.delayed(encoder, pure=True)
     codes = da.concatenate(
-        [da.from_delayed(dask.delayed(_encode_block)(piece, shared), shape=(count, width), dtype=encoder.dtype)
-         for piece, count in pieces],
+        [
+            da.from_delayed(dask.delayed(_encode_block)(piece, shared), shape=(count, width), dtype=encoder.dtype)
+            for piece, count in pieces
+        ],
         axis=0,
     )
     if client is None:

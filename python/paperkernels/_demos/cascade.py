@@ -24,7 +24,9 @@ from ..cascade import (
 def run(report: Report) -> None:
     env = worked_example()
     model = env.model
-    report.line("Worked example (L = 6 items, m = 3 topics, K = 3): p(i | s) = x_i . theta_x + sum_{c in s} Gamma[tau(i), c]")
+    report.line(
+        "Worked example (L = 6 items, m = 3 topics, K = 3): p(i | s) = x_i . theta_x + sum_{c in s} Gamma[tau(i), c]"
+    )
     rows = []
     for method in ("exact", "topic_dp", "greedy", "brute"):
         cascade, value = plan(model, env.K, method)
@@ -58,9 +60,14 @@ def run(report: Report) -> None:
     start = time.perf_counter()
     result = simulate(ref, learners, T, n_seeds=seeds, seed=1)
     elapsed = time.perf_counter() - start
-    report.line(f"Regret on the reference environment (L = 12, m = 4, K = 3, beta = 1), T = {T}, {seeds} runs in parallel:")
+    report.line(
+        f"Regret on the reference environment (L = 12, m = 4, K = 3, beta = 1), T = {T}, {seeds} runs in parallel:"
+    )
     quarter = result.cumulative_regret.mean(axis=1)[:, [T // 4 - 1, T // 2 - 1, T - 1]]
-    rows = [[name, f"{q[0]:.1f}", f"{q[1]:.1f}", f"{q[2]:.1f}", f"{sem:.1f}"] for (name, _, sem), q in zip(result.summary(), quarter)]
+    rows = [
+        [name, f"{q[0]:.1f}", f"{q[1]:.1f}", f"{q[2]:.1f}", f"{sem:.1f}"]
+        for (name, _, sem), q in zip(result.summary(), quarter, strict=False)
+    ]
     report.table(["learner", f"t = {T // 4}", f"t = {T // 2}", f"t = {T}", "s.e."], rows)
     rounds = len(learners) * seeds * T
     report.figure("learner-rounds per second (all threads)", f"{rounds / elapsed:,.0f}")

@@ -32,7 +32,9 @@ def run(report: Report) -> None:
     rows = []
     for m in (p, 60, 20):
         start = time.perf_counter()
-        model = EnsembleForwardSelection(k=15, m=m, n_estimators=500 if m < p else 1, random_state=1).fit(X[train], y[train])
+        model = EnsembleForwardSelection(k=15, m=m, n_estimators=500 if m < p else 1, random_state=1).fit(
+            X[train], y[train]
+        )
         elapsed = time.perf_counter() - start
         mse = model.mse_path(X[test], y[test])
         best = int(np.argmin(mse[1:])) + 1
@@ -55,8 +57,17 @@ def run(report: Report) -> None:
     ranks = [1, 3, 5, 8, 10, 12, 15, 20, 25]
     report.table(
         ["rank", "ensemble", "exact w", "asymptotic", "logistic low", "logistic high"],
-        [[r, float(by_rank[r - 1]), float(exact[r - 1]), float(limit[r - 1]), float(lower[r - 1]), float(upper[r - 1])]
-         for r in ranks],
+        [
+            [
+                r,
+                float(by_rank[r - 1]),
+                float(exact[r - 1]),
+                float(limit[r - 1]),
+                float(lower[r - 1]),
+                float(upper[r - 1]),
+            ]
+            for r in ranks
+        ],
     )
 
     # 3. Degrees of freedom and training error for a few subsampling rates.

@@ -16,8 +16,10 @@ def run(report: Report) -> None:
     report.line("Hidden symmetries: permutation+scaling calls these pairs different; equivalent() proves them equal.")
 
     W1 = [[1, -2, F(1, 2)], [F(3, 2), 1, -1]]
-    net = ReLUNet([W1, [[1, 2], [F(1, 2), F(1, 4)], [-1, 2]], [[2, -1, F(3, 2)]]],
-                  [[F(1, 3), F(-1, 2)], [1, 3, F(-1, 2)], [F(1, 5)]])
+    net = ReLUNet(
+        [W1, [[1, 2], [F(1, 2), F(1, 4)], [-1, 2]], [[2, -1, F(3, 2)]]],
+        [[F(1, 3), F(-1, 2)], [1, 3, F(-1, 2)], [F(1, 5)]],
+    )
     gl = moves.mix_active(net, 2, [0, 1], [[1, F(1, 2)], [F(1, 3), 1]])
     same_scale_sort = canonical_form(net, "deep_generic") == canonical_form(gl, "deep_generic")
     report.heading("GL refactoring of an always-active block (3 -> 2 -> 3 -> 1)")
@@ -27,7 +29,9 @@ def run(report: Report) -> None:
     a = ReLUNet([[[1, 2], [-1, 1]], [[2, -1]], [[3]]], [[F(1, 2), 1], [-1], [0]])
     shifted = moves.shift_hidden_bias(a, 1, 0, 5)
     report.heading("Hidden-hyperplane bias shift (2 -> 2 -> 1 -> 1, t = 5)")
-    report.figure("permutation+scaling forms equal", canonical_form(a, "deep_generic") == canonical_form(shifted, "deep_generic"))
+    report.figure(
+        "permutation+scaling forms equal", canonical_form(a, "deep_generic") == canonical_form(shifted, "deep_generic")
+    )
     report.figure("layer-1 classes", ", ".join(fiber_description(a).neuron_classes[0]))
     report.line(str(equivalent(a, shifted)))
 

@@ -29,7 +29,9 @@ def run(report: Report) -> None:
     runs = toptwo.run_many(mu, delta, n_runs, seed=1)
     elapsed = time.perf_counter() - start
     report.line()
-    report.line(f"{n_runs} episodes in {elapsed:.2f} s ({runs.tau.sum() / elapsed / 1e6:.1f} million pulls/s, all threads)")
+    report.line(
+        f"{n_runs} episodes in {elapsed:.2f} s ({runs.tau.sum() / elapsed / 1e6:.1f} million pulls/s, all threads)"
+    )
     report.figure("mean tau", f"{runs.mean_tau:.1f} +- {runs.se_tau:.1f}")
     report.figure("T*_beta log(1/delta)", half.T * math.log(1 / delta))
     report.figure("error rate", runs.error_rate)

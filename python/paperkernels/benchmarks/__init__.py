@@ -16,8 +16,9 @@ import json
 import sys
 import time
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any
 
 from .._report import Report
 from ._harness import CheckFailed, Recorder
@@ -28,13 +29,14 @@ FORMAT_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 
 
-def load_schema() -> Dict[str, Any]:
-    schema: Dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
+def load_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
     return schema
 
 
-def run(modules: Sequence[str] = (), quick: bool = False, report: Optional[Report] = None,
-        command: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+def run(
+    modules: Sequence[str] = (), quick: bool = False, report: Report | None = None, command: Sequence[str] | None = None
+) -> dict[str, Any]:
     """Runs the benchmarks of ``modules`` (default: all) and returns the record.
 
     A module whose check fails or that raises is marked ``"failed"`` (with the error) and the
@@ -48,7 +50,7 @@ def run(modules: Sequence[str] = (), quick: bool = False, report: Optional[Repor
     if unknown:
         raise ValueError(f"modules: unknown benchmark(s) {unknown}; expected some of {list(BENCHMARKS)}")
     meta = describe()
-    record: Dict[str, Any] = {
+    record: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -68,8 +70,10 @@ def run(modules: Sequence[str] = (), quick: bool = False, report: Optional[Repor
         pass
     cpu = meta["machine"]["cpu"]["model"]
     cores = meta["machine"]["cores"]["available"]
-    report.line(f"paperkernels {meta['software']['paperkernels']} benchmarks on {cpu}, {cores} core(s), "
-                f"ISA {meta['isa']}{' (quick sizes)' if quick else ''}")
+    report.line(
+        f"paperkernels {meta['software']['paperkernels']} benchmarks on {cpu}, {cores} core(s), "
+        f"ISA {meta['isa']}{' (quick sizes)' if quick else ''}"
+    )
     record["load_average"] = {"start": _load(), "end": None}
     for name in names:
         report.heading(f"bench {name}")
@@ -97,7 +101,7 @@ def run(modules: Sequence[str] = (), quick: bool = False, report: Optional[Repor
     return record
 
 
-def _load() -> Optional[List[float]]:
+def _load() -> list[float] | None:
     """The system's 1, 5 and 15 minute load averages (other work competing for the cores)."""
     try:
         import os
@@ -107,7 +111,7 @@ def _load() -> Optional[List[float]]:
         return None
 
 
-def failed_modules(record: Dict[str, Any]) -> List[str]:
+def failed_modules(record: dict[str, Any]) -> list[str]:
     return [name for name, entry in record["modules"].items() if entry["status"] == "failed"]
 
 
@@ -117,7 +121,7 @@ def _number(value: float) -> str:
     return f"{value:.3g}"
 
 
-def print_measurements(measurements: Sequence[Dict[str, Any]], report: Report) -> None:
+def print_measurements(measurements: Sequence[dict[str, Any]], report: Report) -> None:
     from .analysis import speedups
 
     if not measurements:
@@ -125,34 +129,44 @@ def print_measurements(measurements: Sequence[Dict[str, Any]], report: Report) -
     rows = []
     for m in measurements:
         s = m["spread"]
-        rows.append([m["workload"], m["contender"], m["threads"], m["isa"] if m["role"] == "paperkernels" else "-",
-                     m["metric"], f"{_number(m['value'])} {m['unit']}",
-                     f"{_number(s['min'])}..{_number(s['max'])}" if s["repeats"] > 1 else "-"])
+        rows.append(
+            [
+                m["workload"],
+                m["contender"],
+                m["threads"],
+                m["isa"] if m["role"] == "paperkernels" else "-",
+                m["metric"],
+                f"{_number(m['value'])} {m['unit']}",
+                f"{_number(s['min'])}..{_number(s['max'])}" if s["repeats"] > 1 else "-",
+            ]
+        )
     report.table(["workload", "contender", "threads", "isa", "metric", "value", "spread"], rows)
     pairs = speedups(measurements)
     if pairs:
-        report.table(["workload", "threads", "isa", "against", "speed-up"],
-                     [[p["workload"], p["threads"], p["isa"], p["peer"], f"{p['speedup']:,.3g}x"] for p in pairs])
+        report.table(
+            ["workload", "threads", "isa", "against", "speed-up"],
+            [[p["workload"], p["threads"], p["isa"], p["peer"], f"{p['speedup']:,.3g}x"] for p in pairs],
+        )
 
 
-def write_json(record: Dict[str, Any], path: str) -> None:
+def write_json(record: dict[str, Any], path: str) -> None:
     Path(path).write_text(json.dumps(record, indent=1, sort_keys=False) + "\n")
 
 
-def read_json(path: str) -> Dict[str, Any]:
+def read_json(path: str) -> dict[str, Any]:
     try:
         record = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise ValueError(f"{path}: not a readable benchmark record ({exc})") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise ValueError(f"{path}: not a paperkernels benchmark record (no \"format\": \"{FORMAT}\")")
+        raise ValueError(f'{path}: not a paperkernels benchmark record (no "format": "{FORMAT}")')
     return record
 
 
 _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
 
-def _small_validate(value: Any, schema: Dict[str, Any], where: str, errors: List[str]) -> None:
+def _small_validate(value: Any, schema: dict[str, Any], where: str, errors: list[str]) -> None:
     """The subset of JSON Schema that schema.json uses: type, const, enum, required, properties,
     additionalProperties, items, minimum."""
     if "const" in schema and value != schema["const"]:
@@ -189,14 +203,14 @@ def _small_validate(value: Any, schema: Dict[str, Any], where: str, errors: List
             _small_validate(item, schema["items"], f"{where}[{i}]", errors)
 
 
-def validate(record: Dict[str, Any]) -> List[str]:
+def validate(record: dict[str, Any]) -> list[str]:
     """Problems of ``record`` against schema.json (empty when it conforms): with jsonschema when it
     is installed, else with a small validator of the same rules."""
     schema = load_schema()
     try:
         import jsonschema
     except ImportError:
-        errors: List[str] = []
+        errors: list[str] = []
         _small_validate(record, schema, "record", errors)
         return errors
     validator = jsonschema.Draft202012Validator(schema)

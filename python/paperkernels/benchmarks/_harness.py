@@ -6,7 +6,8 @@ from __future__ import annotations
 import contextlib
 import statistics
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,10 +32,10 @@ class Timer:
         if clock not in ("wall", "cpu"):
             raise ValueError(f"clock: expected 'wall' or 'cpu', got {clock!r}")
         self.clock = clock
-        self.samples: List[Tuple[Any, ...]] = []
-        self.wall_over_cpu: List[float] = []
+        self.samples: list[tuple[Any, ...]] = []
+        self.wall_over_cpu: list[float] = []
 
-    def run(self, fn: Callable[[], Any], units: Union[float, Callable[[Any], float]] = 1) -> Any:
+    def run(self, fn: Callable[[], Any], units: float | Callable[[Any], float] = 1) -> Any:
         cpu0, wall0 = time.process_time(), time.perf_counter()
         result = fn()
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
@@ -42,20 +43,21 @@ class Timer:
         self.add(wall if self.clock == "wall" else cpu, count, wall / max(cpu, 1e-9))
         return result
 
-    def add(self, seconds: float, units: float = 1, wall_over_cpu: Optional[float] = None) -> None:
+    def add(self, seconds: float, units: float = 1, wall_over_cpu: float | None = None) -> None:
         self.samples.append((max(float(seconds), 1e-12), float(units)))
         if wall_over_cpu is not None:
             self.wall_over_cpu.append(float(wall_over_cpu))
 
-    def seconds_per_unit(self) -> List[float]:
+    def seconds_per_unit(self) -> list[float]:
         return [s / u for s, u in self.samples]
 
-    def units_per_second(self) -> List[float]:
+    def units_per_second(self) -> list[float]:
         return [u / s for s, u in self.samples]
 
 
-def measure(fn: Callable[[], Any], *, repeat: int = 3, min_time: float = 0.0, clock: str = "wall",
-            units: float = 1) -> Timer:
+def measure(
+    fn: Callable[[], Any], *, repeat: int = 3, min_time: float = 0.0, clock: str = "wall", units: float = 1
+) -> Timer:
     """Times ``fn`` in ``repeat`` rounds; a round repeats the call until it has lasted ``min_time``
     (at least one call) and gives one sample: the round's time over the work done (calls x units)."""
     timer = Timer(clock)
@@ -85,10 +87,9 @@ def blas_threads(n: int) -> Iterator[None]:
         yield
 
 
-def _spread(values: Sequence[float]) -> Dict[str, float]:
+def _spread(values: Sequence[float]) -> dict[str, float]:
     values = [float(v) for v in values]
-    return {"min": min(values), "median": float(statistics.median(values)), "max": max(values),
-            "repeats": len(values)}
+    return {"min": min(values), "median": float(statistics.median(values)), "max": max(values), "repeats": len(values)}
 
 
 def dgemm_flops(m: int, k: int, n: int) -> float:
@@ -105,8 +106,7 @@ def dgemm_timer(m: int, k: int, n: int, *, repeat: int = 3, min_time: float = 0.
     b = rng.standard_normal((k, n))
     with blas_threads(1):
         a @ b  # warm-up (BLAS buffers)
-        return measure(lambda: a @ b, repeat=repeat, min_time=min_time, clock="cpu",
-                       units=dgemm_flops(m, k, n) / 1e9)
+        return measure(lambda: a @ b, repeat=repeat, min_time=min_time, clock="cpu", units=dgemm_flops(m, k, n) / 1e9)
 
 
 DGEMM = "numpy matmul (dgemm, 1 BLAS thread)"
@@ -115,15 +115,15 @@ DGEMM = "numpy matmul (dgemm, 1 BLAS thread)"
 class Recorder:
     """What one module's benchmark found: agreement checks, measurements, notes; printed as it goes."""
 
-    def __init__(self, module: str, quick: bool, isa: str, report: Optional[Report] = None) -> None:
+    def __init__(self, module: str, quick: bool, isa: str, report: Report | None = None) -> None:
         self.module = module
         self.quick = quick
         self.isa = isa
         self.report = report if report is not None else Report()
-        self.checks: List[Dict[str, Any]] = []
-        self.measurements: List[Dict[str, Any]] = []
-        self.notes: List[str] = []
-        self.skipped: List[Dict[str, str]] = []
+        self.checks: list[dict[str, Any]] = []
+        self.measurements: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+        self.skipped: list[dict[str, str]] = []
 
     # -- instruction sets -------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -149,13 +149,22 @@ class Recorder:
             with self.using_isa(isa):
                 yield isa
 
-    def dgemm(self, workload: str, m: int, k: int, n: int, *, repeat: int = 3, min_time: float = 0.05) -> Dict[str, Any]:
+    def dgemm(
+        self, workload: str, m: int, k: int, n: int, *, repeat: int = 3, min_time: float = 0.05
+    ) -> dict[str, Any]:
         """Records the one-thread dgemm rate of an (m x k) by (k x n) product (see :func:`dgemm_timer`)
         as the reference of a dense kernel's ``"arithmetic rate"`` rows in ``workload``: the
         speed-up table then shows the kernel's distance to the machine's limit."""
-        return self.rate(workload, DGEMM, dgemm_timer(m, k, n, repeat=repeat, min_time=min_time), unit="GFLOP/s",
-                         metric="arithmetic rate", threads=1, peer=True,
-                         detail=f"{m} x {k} by {k} x {n}, 2mkn operations")
+        return self.rate(
+            workload,
+            DGEMM,
+            dgemm_timer(m, k, n, repeat=repeat, min_time=min_time),
+            unit="GFLOP/s",
+            metric="arithmetic rate",
+            threads=1,
+            peer=True,
+            detail=f"{m} x {k} by {k} x {n}, 2mkn operations",
+        )
 
     # -- output ---------------------------------------------------------------------------------
     def note(self, text: str) -> None:
@@ -168,25 +177,57 @@ class Recorder:
         self.skipped.append({"peer": peer, "reason": reason, "hint": hint})
         self.report.line(f"{peer} skipped: {reason}" + (f" ({hint})" if hint else ""))
 
-    def check(self, workload: str, compared: str, quantity: str, value: float, tolerance: float,
-              passed: Optional[bool] = None, detail: str = "") -> str:
+    def check(
+        self,
+        workload: str,
+        compared: str,
+        quantity: str,
+        value: float,
+        tolerance: float,
+        passed: bool | None = None,
+        detail: str = "",
+    ) -> str:
         """Records an agreement check (``value <= tolerance`` passes unless ``passed`` says) and raises
         :class:`CheckFailed` when it fails. Returns its id."""
         value = float(value)
         ok = bool(value <= tolerance) if passed is None else bool(passed)
         identifier = f"{self.module}/{len(self.checks) + 1}"
-        self.checks.append({"id": identifier, "module": self.module, "workload": workload, "compared": compared,
-                            "quantity": quantity, "value": value, "tolerance": float(tolerance), "passed": ok,
-                            "detail": detail})
-        self.report.line(f"check [{workload}] {compared}: {quantity} = {value:.3g} (tolerance {tolerance:.3g}) "
-                         f"{'ok' if ok else 'FAILED'}{'; ' + detail if detail else ''}")
+        self.checks.append(
+            {
+                "id": identifier,
+                "module": self.module,
+                "workload": workload,
+                "compared": compared,
+                "quantity": quantity,
+                "value": value,
+                "tolerance": float(tolerance),
+                "passed": ok,
+                "detail": detail,
+            }
+        )
+        self.report.line(
+            f"check [{workload}] {compared}: {quantity} = {value:.3g} (tolerance {tolerance:.3g}) "
+            f"{'ok' if ok else 'FAILED'}{'; ' + detail if detail else ''}"
+        )
         if not ok:
             raise CheckFailed(f"{workload}: {compared}: {quantity} = {value:.6g} above {tolerance:.6g}")
         return identifier
 
-    def record(self, workload: str, contender: str, metric: str, unit: str, samples: Sequence[float], *,
-               better: Optional[str], threads: int, peer: bool = False, clock: Optional[str] = None,
-               checks: Optional[List[str]] = None, detail: str = "") -> Dict[str, Any]:
+    def record(
+        self,
+        workload: str,
+        contender: str,
+        metric: str,
+        unit: str,
+        samples: Sequence[float],
+        *,
+        better: str | None,
+        threads: int,
+        peer: bool = False,
+        clock: str | None = None,
+        checks: list[str] | None = None,
+        detail: str = "",
+    ) -> dict[str, Any]:
         """One measurement. ``value`` is the best sample (the lowest for ``better="lower"``, the
         highest for ``"higher"``, the median otherwise); the spread keeps min/median/max."""
         if not samples:
@@ -195,21 +236,52 @@ class Recorder:
         value = spread["min"] if better == "lower" else spread["max"] if better == "higher" else spread["median"]
         if checks is None:
             checks = [c["id"] for c in self.checks if c["workload"] in (workload, "*")]
-        entry = {"module": self.module, "workload": workload, "contender": contender,
-                 "role": "peer" if peer else "paperkernels", "metric": metric, "value": value, "unit": unit,
-                 "better": better, "spread": spread, "threads": int(threads), "isa": self.isa,
-                 "clock": clock, "checks": checks, "detail": detail}
+        entry = {
+            "module": self.module,
+            "workload": workload,
+            "contender": contender,
+            "role": "peer" if peer else "paperkernels",
+            "metric": metric,
+            "value": value,
+            "unit": unit,
+            "better": better,
+            "spread": spread,
+            "threads": int(threads),
+            "isa": self.isa,
+            "clock": clock,
+            "checks": checks,
+            "detail": detail,
+        }
         self.measurements.append(entry)
         return entry
 
-    def time(self, workload: str, contender: str, timer: Timer, *, unit: str = "ms", scale: float = 1e3,
-             metric: str = "time per call", **kwargs: Any) -> Dict[str, Any]:
+    def time(
+        self,
+        workload: str,
+        contender: str,
+        timer: Timer,
+        *,
+        unit: str = "ms",
+        scale: float = 1e3,
+        metric: str = "time per call",
+        **kwargs: Any,
+    ) -> dict[str, Any]:
         """A time per unit of work (lower is better), in ``unit`` (seconds times ``scale``)."""
-        return self.record(workload, contender, metric, unit, [v * scale for v in timer.seconds_per_unit()],
-                           better="lower", clock=timer.clock, **kwargs)
+        return self.record(
+            workload,
+            contender,
+            metric,
+            unit,
+            [v * scale for v in timer.seconds_per_unit()],
+            better="lower",
+            clock=timer.clock,
+            **kwargs,
+        )
 
-    def rate(self, workload: str, contender: str, timer: Timer, *, unit: str, metric: str = "throughput",
-             **kwargs: Any) -> Dict[str, Any]:
+    def rate(
+        self, workload: str, contender: str, timer: Timer, *, unit: str, metric: str = "throughput", **kwargs: Any
+    ) -> dict[str, Any]:
         """Work per second (higher is better)."""
-        return self.record(workload, contender, metric, unit, timer.units_per_second(), better="higher",
-                           clock=timer.clock, **kwargs)
+        return self.record(
+            workload, contender, metric, unit, timer.units_per_second(), better="higher", clock=timer.clock, **kwargs
+        )

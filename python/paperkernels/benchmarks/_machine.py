@@ -8,22 +8,33 @@ import platform
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from .._validation import available_cores
 
 # Every library a benchmark compares against or leans on (distribution names).
-PEERS = ("scikit-learn", "threadpoolctl", "mahotas", "xshapeenc", "shapely", "highspy", "best-arm", "scipy",
-         "dask", "distributed", "matplotlib")
+PEERS = (
+    "scikit-learn",
+    "threadpoolctl",
+    "mahotas",
+    "xshapeenc",
+    "shapely",
+    "highspy",
+    "best-arm",
+    "scipy",
+    "dask",
+    "distributed",
+    "matplotlib",
+)
 
 
-def _cpuinfo() -> Dict[str, str]:
+def _cpuinfo() -> dict[str, str]:
     """The first processor's block of /proc/cpuinfo (Linux), else empty."""
     try:
         text = Path("/proc/cpuinfo").read_text()
     except OSError:
         return {}
-    info: Dict[str, str] = {}
+    info: dict[str, str] = {}
     for line in text.split("\n\n")[0].splitlines():
         if ":" in line:
             key, _, value = line.partition(":")
@@ -31,21 +42,31 @@ def _cpuinfo() -> Dict[str, str]:
     return info
 
 
-def cpu_description() -> Dict[str, Any]:
+def cpu_description() -> dict[str, Any]:
     info = _cpuinfo()
     model = info.get("model name") or platform.processor() or platform.machine()
     if sys.platform == "darwin" and not info:
         try:
-            model = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True,
-                                   timeout=5).stdout.strip() or model
+            model = (
+                subprocess.run(
+                    ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=5
+                ).stdout.strip()
+                or model
+            )
         except (OSError, subprocess.SubprocessError):
             pass
     flags = sorted(set((info.get("flags") or info.get("Features") or "").split()))
-    return {"model": model, "vendor": info.get("vendor_id"), "family": info.get("cpu family"),
-            "model_number": info.get("model"), "machine": platform.machine(), "flags": flags}
+    return {
+        "model": model,
+        "vendor": info.get("vendor_id"),
+        "family": info.get("cpu family"),
+        "model_number": info.get("model"),
+        "machine": platform.machine(),
+        "flags": flags,
+    }
 
 
-def isa_from_flags(flags: List[str]) -> str:
+def isa_from_flags(flags: list[str]) -> str:
     """The vector variant the kernels pick, from CPU flags: "avx512", "avx2" or "sse2" (x86-64)."""
     names = set(flags)
     if "avx512f" in names:
@@ -57,7 +78,7 @@ def isa_from_flags(flags: List[str]) -> str:
     return "baseline"
 
 
-def build_info() -> Dict[str, Any]:
+def build_info() -> dict[str, Any]:
     """The extension's own record of its build (compiler, flags, picked ISA) when it exposes one."""
     try:
         from .. import _core
@@ -74,7 +95,7 @@ def isa() -> str:
     return str(info.get("isa") or isa_from_flags(cpu_description()["flags"]))
 
 
-def memory_bytes() -> Optional[int]:
+def memory_bytes() -> int | None:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemTotal:"):
@@ -87,7 +108,7 @@ def memory_bytes() -> Optional[int]:
         return None
 
 
-def _version(distribution: str) -> Optional[str]:
+def _version(distribution: str) -> str | None:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -96,22 +117,30 @@ def _version(distribution: str) -> Optional[str]:
         return None
 
 
-def git_commit() -> Dict[str, Any]:
+def git_commit() -> dict[str, Any]:
     """The commit of the source checkout this package is imported from, when it is one."""
     root = Path(__file__).resolve().parents[3]
     if not (root / ".git").exists():
         return {"commit": None, "dirty": None}
     try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                                timeout=10).stdout.strip() or None
-        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True, timeout=10).stdout.strip()
+        commit = (
+            subprocess.run(
+                ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+            ).stdout.strip()
+            or None
+        )
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
         return {"commit": commit, "dirty": bool(status)}
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
 
 
-def _commit(build: Dict[str, Any]) -> Dict[str, Any]:
+def _commit(build: dict[str, Any]) -> dict[str, Any]:
     """The checkout's commit when running from one, else the one the extension was built from."""
     found = git_commit()
     if found["commit"] is None and build.get("git_commit"):
@@ -119,16 +148,24 @@ def _commit(build: Dict[str, Any]) -> Dict[str, Any]:
     return {**found, "source": "checkout" if found["commit"] else None}
 
 
-def fingerprint(machine: Dict[str, Any]) -> str:
+def fingerprint(machine: dict[str, Any]) -> str:
     """What must match for two runs to be compared: CPU model, core count, memory (GiB), OS kind."""
     cpu = machine.get("cpu", {})
     memory = machine.get("memory_bytes") or 0
-    key = "|".join(str(x) for x in (cpu.get("model"), cpu.get("machine"), machine.get("cores", {}).get("logical"),
-                                    round(memory / 2**30), machine.get("os", {}).get("system")))
+    key = "|".join(
+        str(x)
+        for x in (
+            cpu.get("model"),
+            cpu.get("machine"),
+            machine.get("cores", {}).get("logical"),
+            round(memory / 2**30),
+            machine.get("os", {}).get("system"),
+        )
+    )
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-def describe() -> Dict[str, Any]:
+def describe() -> dict[str, Any]:
     """The file-level metadata of a benchmark record."""
     import numpy as np
 

@@ -84,13 +84,23 @@ class PythonPlanner:
                 lists.append(np.empty((0, S), dtype=int))
                 continue
             block = P[items]
-            top = np.argpartition(-block, r - 1, axis=0)[:r] if len(items) > r else np.tile(np.arange(len(items))[:, None], (1, S))
-            ranked = np.take_along_axis(top, np.argsort(-np.take_along_axis(block, top, axis=0), axis=0, kind="stable"), axis=0)
+            top = (
+                np.argpartition(-block, r - 1, axis=0)[:r]
+                if len(items) > r
+                else np.tile(np.arange(len(items))[:, None], (1, S))
+            )
+            ranked = np.take_along_axis(
+                top, np.argsort(-np.take_along_axis(block, top, axis=0), axis=0, kind="stable"), axis=0
+            )
             lists.append(items[ranked])
         best_p = np.array([[P[l[0, s], s] if len(l) else -1.0 for s in range(S)] for l in lists])  # (m, S)
         bound = np.zeros((K + 1, S))
         for k in range(K - 1, -1, -1):
-            after = np.where(self.next >= 0, bound[k + 1][np.maximum(self.next, 0)], 1.0).T if k + 1 < K else np.zeros((m, S))
+            after = (
+                np.where(self.next >= 0, bound[k + 1][np.maximum(self.next, 0)], 1.0).T
+                if k + 1 < K
+                else np.zeros((m, S))
+            )
             bound[k] = np.max(np.where(best_p >= 0, best_p + (1 - best_p) * after, 0.0), axis=0)
         best: _Best = {"value": -1.0, "cascade": None}
         chosen: list[int] = []  # item indices (numpy integers)
@@ -196,7 +206,6 @@ class DenseNumpyTopicUCB(NumpyTopicUCB):
         return np.clip(out, 0, 1)
 
 
-
 def check_same_cascades(env: pc.CascadeEnvironment, rounds: int, checked: int, seed: int = 7) -> tuple[int, int, int]:
     """The numpy learner consumes the clicks of a paperkernels run; over the last `checked` rounds
     it also selects. Returns (equal, ties, different): ties are cascades the numpy learner also
@@ -231,8 +240,11 @@ def check_same_cascades(env: pc.CascadeEnvironment, rounds: int, checked: int, s
 
 # rounds timed for paperkernels, rounds timed for numpy, rounds replayed, rounds checked, rounds for
 # the dense numpy learner
-FULL = {(100, 5, 3): (20_000, 200, 2_000, 200, 20), (1000, 10, 5): (2_000, 20, 2_000, 20, 2),
-        (10_000, 10, 5): (500, 4, 500, 4, 1)}
+FULL = {
+    (100, 5, 3): (20_000, 200, 2_000, 200, 20),
+    (1000, 10, 5): (2_000, 20, 2_000, 20, 2),
+    (10_000, 10, 5): (500, 4, 500, 4, 1),
+}
 QUICK = {(100, 5, 3): (300, 5, 60, 10, 2), (300, 6, 4): (40, 2, 20, 4, 1)}
 
 
@@ -244,32 +256,58 @@ def run(rec: Recorder) -> None:
 def _run(rec: Recorder) -> None:
     quick = rec.quick
     rounds = QUICK if quick else FULL
-    rec.note(f"topic-aware learner, exact planning, d_x = {D_X}, beta = {BETA}, one thread (BLAS too); "
-             "rates from this process's CPU time")
+    rec.note(
+        f"topic-aware learner, exact planning, d_x = {D_X}, beta = {BETA}, one thread (BLAS too); "
+        "rates from this process's CPU time"
+    )
     for (L, m, K), (T_fast, T_ref, T_replay, T_check, T_dense) in rounds.items():
         env = make_environment(L, m, K)
         model = env.model
         scale = f"L={L} m={m} K={K}"
         workload = f"learner {scale}"
         equal, ties, different = check_same_cascades(env, T_replay, T_check)
-        rec.check(workload, "TopicCascadeUCB vs the numpy learner on the same clicks",
-                  "cascades not optimal for the numpy learner", different, 0,
-                  detail=f"last {T_check} of {T_replay} replayed rounds: {equal} equal, {ties} ties within 1e-9")
+        rec.check(
+            workload,
+            "TopicCascadeUCB vs the numpy learner on the same clicks",
+            "cascades not optimal for the numpy learner",
+            different,
+            0,
+            detail=f"last {T_check} of {T_replay} replayed rounds: {equal} equal, {ties} ties within 1e-9",
+        )
 
         def run_fast(T: int = T_fast) -> None:
             pc.simulate(env, [pc.TopicCascadeUCB(beta=BETA)], T, seed=1, n_threads=1)
 
-        rec.rate(workload, "paperkernels", measure(run_fast, repeat=2 if quick else 3, clock="cpu", units=T_fast),
-                 unit="rounds/s", threads=1, detail=f"runs of {T_fast} rounds from scratch")
-        rec.rate(workload, "paperkernels (first rounds only)",
-                 measure(lambda: run_fast(T_ref), repeat=3, min_time=0.0 if quick else 0.2, clock="cpu", units=T_ref),
-                 unit="rounds/s", threads=1,
-                 detail=f"the numpy learner's {T_ref} rounds, where optimism is widest and pruning weakest")
+        rec.rate(
+            workload,
+            "paperkernels",
+            measure(run_fast, repeat=2 if quick else 3, clock="cpu", units=T_fast),
+            unit="rounds/s",
+            threads=1,
+            detail=f"runs of {T_fast} rounds from scratch",
+        )
+        rec.rate(
+            workload,
+            "paperkernels (first rounds only)",
+            measure(lambda: run_fast(T_ref), repeat=3, min_time=0.0 if quick else 0.2, clock="cpu", units=T_ref),
+            unit="rounds/s",
+            threads=1,
+            detail=f"the numpy learner's {T_ref} rounds, where optimism is widest and pruning weakest",
+        )
         T_auto = max(T_ref, T_fast // 4)
-        rec.rate(workload, "paperkernels (default confidence width)",
-                 measure(lambda: pc.simulate(env, [pc.TopicCascadeUCB()], T_auto, seed=1, n_threads=1), repeat=2,
-                         clock="cpu", units=T_auto),
-                 unit="rounds/s", threads=1, detail=f"runs of {T_auto} rounds, beta_t from the confidence bound")
+        rec.rate(
+            workload,
+            "paperkernels (default confidence width)",
+            measure(
+                lambda: pc.simulate(env, [pc.TopicCascadeUCB()], T_auto, seed=1, n_threads=1),
+                repeat=2,
+                clock="cpu",
+                units=T_auto,
+            ),
+            unit="rounds/s",
+            threads=1,
+            detail=f"runs of {T_auto} rounds, beta_t from the confidence bound",
+        )
 
         def numpy_timer(cls: type[NumpyTopicUCB], rounds_timed: int) -> tuple[Timer, NumpyTopicUCB]:
             learner = cls(model.X, model.topics, m, K)
@@ -283,22 +321,53 @@ def _run(rec: Recorder) -> None:
             return measure(play, repeat=1, clock="cpu", units=rounds_timed), learner
 
         timer, _ = numpy_timer(NumpyTopicUCB, T_ref)
-        rec.rate(workload, "numpy learner (block-structured)", timer, unit="rounds/s", threads=1, peer=True,
-                 detail=f"its first {T_ref} rounds")
+        rec.rate(
+            workload,
+            "numpy learner (block-structured)",
+            timer,
+            unit="rounds/s",
+            threads=1,
+            peer=True,
+            detail=f"its first {T_ref} rounds",
+        )
         timer, dense = numpy_timer(DenseNumpyTopicUCB, T_dense)
         gap = float(np.max(np.abs(dense.optimistic_table() - NumpyTopicUCB.optimistic_table(dense))))
         rec.check(workload, "dense vs block-structured numpy optimistic tables", "max |difference|", gap, 1e-10)
-        rec.rate(workload, "numpy learner (dense rows)", timer, unit="rounds/s", threads=1, peer=True,
-                 detail=f"its first {T_dense} rounds")
+        rec.rate(
+            workload,
+            "numpy learner (dense rows)",
+            timer,
+            unit="rounds/s",
+            threads=1,
+            peer=True,
+            detail=f"its first {T_dense} rounds",
+        )
 
         workload = f"planning {scale}"
         planner = PythonPlanner(model.topics, m, K)
         mine = pc.plan(model, K)
         theirs = planner.plan(model.click_table(K))
-        rec.check(workload, "paperkernels.plan vs the Python branch-and-bound planner", "|R(A*) difference|",
-                  abs(mine.value - theirs[1]), 1e-12)
-        rec.rate(workload, "paperkernels", measure(lambda: pc.plan(model, K), repeat=3,
-                                                   min_time=0.05 if quick else 0.2, clock="cpu"),
-                 unit="plans/s", threads=1, detail="plans from the model")
-        rec.rate(workload, "Python planner", measure(lambda: planner.plan(model.click_table(K)), repeat=2, clock="cpu"),
-                 unit="plans/s", threads=1, peer=True, detail="plans from the model's click table (included)")
+        rec.check(
+            workload,
+            "paperkernels.plan vs the Python branch-and-bound planner",
+            "|R(A*) difference|",
+            abs(mine.value - theirs[1]),
+            1e-12,
+        )
+        rec.rate(
+            workload,
+            "paperkernels",
+            measure(lambda: pc.plan(model, K), repeat=3, min_time=0.05 if quick else 0.2, clock="cpu"),
+            unit="plans/s",
+            threads=1,
+            detail="plans from the model",
+        )
+        rec.rate(
+            workload,
+            "Python planner",
+            measure(lambda: planner.plan(model.click_table(K)), repeat=2, clock="cpu"),
+            unit="plans/s",
+            threads=1,
+            peer=True,
+            detail="plans from the model's click table (included)",
+        )

@@ -42,8 +42,9 @@ class NumpyDraws:
         return int(self.rng.integers(n))
 
 
-def numpy_learner(Xc: np.ndarray, yc: np.ndarray, col_sq: np.ndarray, k: int, m: int, draws: Draws,
-                  tol: float = 1e-10) -> np.ndarray:
+def numpy_learner(
+    Xc: np.ndarray, yc: np.ndarray, col_sq: np.ndarray, k: int, m: int, draws: Draws, tol: float = 1e-10
+) -> np.ndarray:
     """One learner in plain numpy: Gram-Schmidt basis of the active columns, the criterion on the
     drawn candidates, partial Fisher-Yates subsets, OLS coefficients by a triangular solve."""
     n, p = Xc.shape
@@ -85,8 +86,9 @@ def numpy_learner(Xc: np.ndarray, yc: np.ndarray, col_sq: np.ndarray, k: int, m:
     return path
 
 
-def numpy_ensemble(X: np.ndarray, y: np.ndarray, k: int, m: int, n_learners: int,
-                   draws_for: Callable[[int], Draws]) -> np.ndarray:
+def numpy_ensemble(
+    X: np.ndarray, y: np.ndarray, k: int, m: int, n_learners: int, draws_for: Callable[[int], Draws]
+) -> np.ndarray:
     Xc = X - X.mean(axis=0)
     yc = y - y.mean()
     col_sq = np.einsum("ij,ij->j", Xc, Xc)
@@ -121,13 +123,23 @@ def check_answers(rec: Recorder) -> None:
         Xs = (X - X.mean(axis=0)) / X.std(axis=0)
         ours = EnsembleForwardSelection(k=20, m=None, n_estimators=1, criterion="omp").fit(Xs, y)
         theirs = omp(n_nonzero_coefs=20).fit(Xs, y)
-        rec.check("*", "m = p, B = 1, criterion 'omp' vs scikit-learn OMP (k = 20)", "max |coef difference|",
-                  np.max(np.abs(ours.coef_ - theirs.coef_)), 1e-9)
+        rec.check(
+            "*",
+            "m = p, B = 1, criterion 'omp' vs scikit-learn OMP (k = 20)",
+            "max |coef difference|",
+            np.max(np.abs(ours.coef_ - theirs.coef_)),
+            1e-9,
+        )
     seed, B = 11, 6
     ours = EnsembleForwardSelection(k=20, m=15, n_estimators=B, random_state=seed).fit(X, y)
     reference = numpy_ensemble(X, y, 20, 15, B, lambda b: Stream(seed, b))
-    rec.check("*", "m = 15, B = 6 vs the numpy ensemble on the same subsets", "max |coef_path_ difference|",
-              np.max(np.abs(ours.coef_path_ - reference)), 1e-9)
+    rec.check(
+        "*",
+        "m = 15, B = 6 vs the numpy ensemble on the same subsets",
+        "max |coef_path_ difference|",
+        np.max(np.abs(ours.coef_path_ - reference)),
+        1e-9,
+    )
 
 
 def gram_rate(rec: Recorder, X: np.ndarray, repeat: int) -> None:
@@ -139,10 +151,21 @@ def gram_rate(rec: Recorder, X: np.ndarray, repeat: int) -> None:
     workload = f"centred Gram matrix n={n} p={p}"
     flops = float(n) * p * (p + 1)
     for _ in rec.each_isa():
-        rec.rate(workload, "paperkernels", measure(lambda: _core.greedy.centred_gram(X, mean, 1), repeat=repeat,
-                                                   min_time=0.05, clock="cpu", units=flops / 1e9),
-                 unit="GFLOP/s", metric="arithmetic rate", threads=1,
-                 detail="upper triangle, n p (p + 1) operations, samples summed in order without FMA")
+        rec.rate(
+            workload,
+            "paperkernels",
+            measure(
+                lambda: _core.greedy.centred_gram(X, mean, 1),
+                repeat=repeat,
+                min_time=0.05,
+                clock="cpu",
+                units=flops / 1e9,
+            ),
+            unit="GFLOP/s",
+            metric="arithmetic rate",
+            threads=1,
+            detail="upper triangle, n p (p + 1) operations, samples summed in order without FMA",
+        )
     rec.dgemm(workload, p, n, p, repeat=repeat)
 
 
@@ -159,8 +182,10 @@ def run(rec: Recorder) -> None:
     repeat = 3 if quick else 15
     numpy_learners = 2 if quick else 10
     X, y = make_data(n, p)
-    rec.note(f"dense: n = {n}, p = {p}, k = {k}, B = {B}; numpy ensemble timed on {numpy_learners} learners "
-             f"and scaled to B; one-thread rows of paperkernels under every instruction set")
+    rec.note(
+        f"dense: n = {n}, p = {p}, k = {k}, B = {B}; numpy ensemble timed on {numpy_learners} learners "
+        f"and scaled to B; one-thread rows of paperkernels under every instruction set"
+    )
     gram_rate(rec, X, 3 if quick else 7)
     for t in threads:
         clock = CLOCK[t == 1]
@@ -173,17 +198,31 @@ def run(rec: Recorder) -> None:
                 workload = f"dense n={n} p={p} k={k} B={B} m={m}"
                 ours = EnsembleForwardSelection(k=k, m=m, n_estimators=B, random_state=0, n_jobs=t)
                 for _ in rec.each_isa() if t == 1 else [None]:
-                    rec.time(workload, "paperkernels", measure(lambda: ours.fit(X, y), repeat=repeat, clock=clock),
-                             metric="time per fit", threads=t)
+                    rec.time(
+                        workload,
+                        "paperkernels",
+                        measure(lambda: ours.fit(X, y), repeat=repeat, clock=clock),
+                        metric="time per fit",
+                        threads=t,
+                    )
                 if omp_timer is not None:
                     rec.time(workload, SKLEARN, omp_timer, metric="time per fit", threads=t, peer=True)
                 if t == 1:
                     rng = np.random.default_rng(0)
                     timer = Timer("cpu")
-                    timer.run(lambda: numpy_ensemble(X, y, k, m, numpy_learners, lambda b: NumpyDraws(rng)),
-                              units=numpy_learners / B)
-                    rec.time(workload, NUMPY, timer, metric="time per fit", threads=1, peer=True,
-                             detail=f"timed on {numpy_learners} learners, scaled to B = {B}")
+                    timer.run(
+                        lambda: numpy_ensemble(X, y, k, m, numpy_learners, lambda b: NumpyDraws(rng)),
+                        units=numpy_learners / B,
+                    )
+                    rec.time(
+                        workload,
+                        NUMPY,
+                        timer,
+                        metric="time per fit",
+                        threads=1,
+                        peer=True,
+                        detail=f"timed on {numpy_learners} learners, scaled to B = {B}",
+                    )
 
     n, p, k, m, B = (300, 1000, 5, 20, 20) if quick else (2000, 20000, 20, 50, 500)
     X, y = make_data(n, p, seed=2)
@@ -193,9 +232,20 @@ def run(rec: Recorder) -> None:
         with blas_threads(t):
             ours = EnsembleForwardSelection(k=k, m=m, n_estimators=B, random_state=0, n_jobs=t)
             for _ in rec.each_isa() if t == 1 else [None]:
-                rec.time(workload, "paperkernels", measure(lambda: ours.fit(X, y), repeat=2, clock=clock),
-                         metric="time per fit", threads=t)
+                rec.time(
+                    workload,
+                    "paperkernels",
+                    measure(lambda: ours.fit(X, y), repeat=2, clock=clock),
+                    metric="time per fit",
+                    threads=t,
+                )
             if omp is not None:
                 model = omp(n_nonzero_coefs=k)
-                rec.time(workload, SKLEARN, measure(lambda: model.fit(X, y), repeat=2, clock=clock), metric="time per fit",
-                         threads=t, peer=True)
+                rec.time(
+                    workload,
+                    SKLEARN,
+                    measure(lambda: model.fit(X, y), repeat=2, clock=clock),
+                    metric="time per fit",
+                    threads=t,
+                    peer=True,
+                )

@@ -15,8 +15,8 @@
 from __future__ import annotations
 
 import importlib.util
-from fractions import Fraction
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any, cast
 
 import numpy as np
@@ -24,13 +24,14 @@ import numpy as np
 from ..relu import ReLUNet, canonical_form, equivalent, fiber_description, moves
 from ._harness import Recorder, Timer, blas_threads, measure
 
+
 def numpy_deep_form(Ws: Sequence[np.ndarray], bs: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The same scale+sort canonicalisation in numpy (no exact tie handling)."""
     out_W: list[np.ndarray] = []
     out_b: list[np.ndarray] = []
     prev_scale: np.ndarray | None = None
     prev_order: np.ndarray | None = None
-    for l, (W, b) in enumerate(zip(Ws, bs)):
+    for l, (W, b) in enumerate(zip(Ws, bs, strict=False)):
         if prev_order is not None and prev_scale is not None:  # both set together
             W = W[:, prev_order]
             cols = W * prev_scale[prev_order]
@@ -60,8 +61,10 @@ def numpy_deep_form(Ws: Sequence[np.ndarray], bs: Sequence[np.ndarray]) -> tuple
 
 
 def random_net(widths: Sequence[int], rng: np.random.Generator) -> ReLUNet:
-    return ReLUNet([rng.normal(size=(widths[i + 1], widths[i])) for i in range(len(widths) - 1)],
-                   [rng.normal(size=widths[i + 1]) for i in range(len(widths) - 1)])
+    return ReLUNet(
+        [rng.normal(size=(widths[i + 1], widths[i])) for i in range(len(widths) - 1)],
+        [rng.normal(size=widths[i + 1]) for i in range(len(widths) - 1)],
+    )
 
 
 def milp_peer(a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: np.ndarray, tol: float = 1e-6) -> bool:
@@ -79,8 +82,9 @@ def milp_peer(a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: np.ndarray, tol: float
     return best <= tol
 
 
-def sampling_peer(a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator, n: int = 20000,
-                  tol: float = 1e-9) -> bool:
+def sampling_peer(
+    a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator, n: int = 20000, tol: float = 1e-9
+) -> bool:
     X = lo + (hi - lo) * rng.random(size=(n, len(lo)))
     return float(np.max(np.abs(a(X) - b(X)))) <= tol
 
@@ -131,29 +135,45 @@ def make_pairs(rng: np.random.Generator, quick: bool) -> list[tuple[str, ReLUNet
     return pairs
 
 
-
-
 def bench_canonical(rec: Recorder) -> None:
     quick = rec.quick
     rng = np.random.default_rng(0)
     min_time = 0.02 if quick else 0.3
-    for n in ([32, 128] if quick else [32, 256, 1000]):
+    for n in [32, 128] if quick else [32, 256, 1000]:
         net = random_net([n, n, n, n, 10], rng)
         workload = f"canonical form, 3 hidden layers of width {n}"
         Ws, bs = net.float_parameters()
         ours = canonical_form(net)
         ref_W, ref_b = numpy_deep_form(Ws, bs)
-        gap = max(float(np.max(np.abs(x - y))) if x.shape == y.shape else np.inf
-                  for x, y in zip(list(ours.parts["weights"]) + list(ours.parts["biases"]), ref_W + ref_b))
+        gap = max(
+            float(np.max(np.abs(x - y))) if x.shape == y.shape else np.inf
+            for x, y in zip(list(ours.parts["weights"]) + list(ours.parts["biases"]), ref_W + ref_b, strict=False)
+        )
         rec.check(workload, "canonical parameters vs the numpy procedure", "max |difference|", gap, 0.0)
-        rec.time(workload, "paperkernels", measure(lambda: canonical_form(net), repeat=3, min_time=min_time, clock="cpu"),
-                 metric="time per form", threads=1, detail=f"{net.n_parameters} parameters; scales, pivots, orders")
-        rec.time(workload, "paperkernels (form + arrays)",
-                 measure(lambda: canonical_form(net).parts, repeat=3, min_time=min_time, clock="cpu"), metric="time per form",
-                 threads=1, detail="also writes the normalised parameters as numpy arrays")
-        rec.time(workload, "numpy, same procedure", measure(lambda: numpy_deep_form(Ws, bs), repeat=3,
-                                                             min_time=min_time, clock="cpu"),
-                 metric="time per form", threads=1, peer=True)
+        rec.time(
+            workload,
+            "paperkernels",
+            measure(lambda: canonical_form(net), repeat=3, min_time=min_time, clock="cpu"),
+            metric="time per form",
+            threads=1,
+            detail=f"{net.n_parameters} parameters; scales, pivots, orders",
+        )
+        rec.time(
+            workload,
+            "paperkernels (form + arrays)",
+            measure(lambda: canonical_form(net).parts, repeat=3, min_time=min_time, clock="cpu"),
+            metric="time per form",
+            threads=1,
+            detail="also writes the normalised parameters as numpy arrays",
+        )
+        rec.time(
+            workload,
+            "numpy, same procedure",
+            measure(lambda: numpy_deep_form(Ws, bs), repeat=3, min_time=min_time, clock="cpu"),
+            metric="time per form",
+            threads=1,
+            peer=True,
+        )
 
 
 def bench_equivalence(rec: Recorder) -> None:
@@ -165,8 +185,9 @@ def bench_equivalence(rec: Recorder) -> None:
     lo, hi = -np.ones(4), np.ones(4)
     kinds: dict[str, dict[str, Any]] = {}
     for kind, a, b, truth in pairs:
-        entry = kinds.setdefault(kind, {"truth": truth, "timers": {}, "correct": {}, "wrong_equal": 0,
-                                        "no_witness": 0, "n": 0})
+        entry = kinds.setdefault(
+            kind, {"truth": truth, "timers": {}, "correct": {}, "wrong_equal": 0, "no_witness": 0, "n": 0}
+        )
         entry["n"] += 1
 
         def verdict(label: str, fn: Callable[[], Any]) -> Any:
@@ -180,22 +201,43 @@ def bench_equivalence(rec: Recorder) -> None:
         entry["no_witness"] += v.equivalent is False and v.witness is None
         if have_milp:
             m = verdict("MILP (HiGHS, optimum <= 1e-6)", lambda: milp_peer(a, b, lo, hi))
-            entry["correct"]["MILP (HiGHS, optimum <= 1e-6)"] = entry["correct"].get("MILP (HiGHS, optimum <= 1e-6)", 0) + (m is truth)
+            entry["correct"]["MILP (HiGHS, optimum <= 1e-6)"] = entry["correct"].get(
+                "MILP (HiGHS, optimum <= 1e-6)", 0
+            ) + (m is truth)
         s = verdict("sampling (20000 points)", lambda: sampling_peer(a, b, lo, hi, rng))
         entry["correct"]["sampling (20000 points)"] = entry["correct"].get("sampling (20000 points)", 0) + (s is truth)
     wrong = sum(e["wrong_equal"] for e in kinds.values())
-    rec.check("*", "paperkernels.equivalent vs ground truth by construction", "wrong 'equivalent' verdicts",
-              wrong, 0)
-    rec.check("*", "paperkernels 'not equivalent' verdicts", "verdicts without a witness",
-              sum(e["no_witness"] for e in kinds.values()), 0)
+    rec.check("*", "paperkernels.equivalent vs ground truth by construction", "wrong 'equivalent' verdicts", wrong, 0)
+    rec.check(
+        "*",
+        "paperkernels 'not equivalent' verdicts",
+        "verdicts without a witness",
+        sum(e["no_witness"] for e in kinds.values()),
+        0,
+    )
     for kind, entry in kinds.items():
         workload = f"equivalence, {kind}"
         for label, timer in entry["timers"].items():
             peer = label != "paperkernels"
-            rec.time(workload, label, timer, metric="time per pair", threads=1, peer=peer,
-                     detail=f"{entry['n']} pairs on [-1, 1]^4, 4 -> 3 -> 6 -> 1")
-            rec.record(workload, label, "correct verdicts", "%", [100.0 * entry["correct"][label] / entry["n"]],
-                       better="higher", threads=1, peer=peer)
+            rec.time(
+                workload,
+                label,
+                timer,
+                metric="time per pair",
+                threads=1,
+                peer=peer,
+                detail=f"{entry['n']} pairs on [-1, 1]^4, 4 -> 3 -> 6 -> 1",
+            )
+            rec.record(
+                workload,
+                label,
+                "correct verdicts",
+                "%",
+                [100.0 * entry["correct"][label] / entry["n"]],
+                better="higher",
+                threads=1,
+                peer=peer,
+            )
 
 
 def bench_complete(rec: Recorder) -> None:
@@ -207,13 +249,16 @@ def bench_complete(rec: Recorder) -> None:
         a = random_net([4, 6, 6, 1], rng)
         Ws, bs = a.float_parameters()
         dead = -np.abs(rng.normal(size=(1, 6)))
-        b = ReLUNet([Ws[0], np.vstack([Ws[1], dead]), np.hstack([Ws[2], [[2.0]]])],
-                    [bs[0], np.append(bs[1], -1.0), bs[2]])
+        b = ReLUNet(
+            [Ws[0], np.vstack([Ws[1], dead]), np.hstack([Ws[2], [[2.0]]])], [bs[0], np.append(bs[1], -1.0), bs[2]]
+        )
         pairs.append(("deep: dead neuron with an output (4-6-6-1)", a, b, True))
         pairs.append(("deep: output bias + 1e-9 (4-6-6-1)", a, ReLUNet(Ws, bs[:-1] + [bs[-1] + 1e-9]), False))
     box = ([-1] * 4, [1] * 4)
-    runs: list[tuple[str, dict[str, Any]]] = [("regions, box", dict(domain=box, procedure="regions")),
-            ("regions, R^n", dict(procedure="regions"))]
+    runs: list[tuple[str, dict[str, Any]]] = [
+        ("regions, box", dict(domain=box, procedure="regions")),
+        ("regions, R^n", dict(procedure="regions")),
+    ]
     if have_milp:
         runs.append(("MILP, box (HiGHS)", dict(domain=box, procedure="milp")))
     stats: dict[str, dict[str, Any]] = {}
@@ -234,8 +279,16 @@ def bench_complete(rec: Recorder) -> None:
             peer = label.startswith("MILP")
             detail = f"{entry['n']} pairs, n0 = 4; the MILP can prove a difference but never equivalence"
             rec.time(workload, label, timer, metric="time per pair", threads=1, peer=peer, detail=detail)
-            rec.record(workload, label, "pairs decided", "%", [100.0 * entry["decided"][label] / entry["n"]],
-                       better="higher", threads=1, peer=peer)
+            rec.record(
+                workload,
+                label,
+                "pairs decided",
+                "%",
+                [100.0 * entry["decided"][label] / entry["n"]],
+                better="higher",
+                threads=1,
+                peer=peer,
+            )
 
 
 def bench_hidden_symmetries(rec: Recorder) -> None:
@@ -248,8 +301,16 @@ def bench_hidden_symmetries(rec: Recorder) -> None:
         for _ in range(n):
             net = random_net(widths, rng)
             count += timer.run(lambda: fiber_description(net, n_points=300).beyond_scaling)
-        rec.record(workload, "paperkernels", "draws beyond perm/scaling", "%", [100.0 * count / n], better=None,
-                   threads=1, detail=f"{n} Gaussian draws; the paper's abstract reports 33-96%")
+        rec.record(
+            workload,
+            "paperkernels",
+            "draws beyond perm/scaling",
+            "%",
+            [100.0 * count / n],
+            better=None,
+            threads=1,
+            detail=f"{n} Gaussian draws; the paper's abstract reports 33-96%",
+        )
         rec.time(workload, "paperkernels", timer, metric="time per draw", threads=1)
 
 

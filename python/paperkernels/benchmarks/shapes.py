@@ -61,14 +61,25 @@ def product_rate(rec: Recorder, masks: np.ndarray, repeat: int, min_time: float)
     values = basis.basis_bytes / 8
     workload = f"masks {RES}x{RES} N={N}: dense product"
     for _ in rec.each_isa():
-        rec.rate(workload, "paperkernels",
-                 measure(lambda: ps.zernike_moments(masks, N, n_threads=1), repeat=repeat, min_time=min_time,
-                         units=len(masks) * 2 * values / 1e9, clock="cpu"),
-                 unit="GFLOP/s", metric="arithmetic rate", threads=1,
-                 detail=f"stored basis of {values:,.0f} values, 2 operations per value and mask")
+        rec.rate(
+            workload,
+            "paperkernels",
+            measure(
+                lambda: ps.zernike_moments(masks, N, n_threads=1),
+                repeat=repeat,
+                min_time=min_time,
+                units=len(masks) * 2 * values / 1e9,
+                clock="cpu",
+            ),
+            unit="GFLOP/s",
+            metric="arithmetic rate",
+            threads=1,
+            detail=f"stored basis of {values:,.0f} values, 2 operations per value and mask",
+        )
     moments = 2 * _core.shapes.half_size(N)
-    rec.dgemm(workload, moments, max(1, int(round(values / moments))), min(len(masks), 64), repeat=repeat,
-              min_time=min_time)
+    rec.dgemm(
+        workload, moments, max(1, int(round(values / moments))), min(len(masks), 64), repeat=repeat, min_time=min_time
+    )
 
 
 def run(rec: Recorder) -> None:
@@ -99,12 +110,17 @@ def _run(rec: Recorder) -> None:
         coefficients = ps.zernike_moments(masks[:5], N)
         n = ps.indices(N)[:, 0]
         worst = 0.0
-        for mask, c in zip(masks[:5], coefficients):
+        for mask, c in zip(masks[:5], coefficients, strict=False):
             theirs = mahotas.features.zernike_moments(mask, RES / 2, degree=N, cm=((RES - 1) / 2, (RES - 1) / 2))
             mine = np.sqrt(n + 1) * np.abs(c) / (np.pi * c[0].real)  # mahotas: |A_nm| / sum f
             worst = max(worst, float(np.max(np.abs(theirs - mine))))
-        rec.check(workload, "mahotas zernike_moments vs sqrt(n+1) |c_nm| / (pi c_00), 5 masks",
-                  "max |magnitude difference|", worst, 1e-9)
+        rec.check(
+            workload,
+            "mahotas zernike_moments vs sqrt(n+1) |c_nm| / (pi c_00), 5 masks",
+            "max |magnitude difference|",
+            worst,
+            1e-9,
+        )
 
     if importlib.util.find_spec("xshapeenc") is None:
         rec.skip("xshapeenc", "not installed", "pip install xshapeenc")
@@ -119,23 +135,48 @@ def _run(rec: Recorder) -> None:
             float(np.max(np.abs(compat.encode_geometry(m) - np.array(reference.encode(m, mask_in_euclidean=True)))))
             for m in few
         )
-        rec.check(workload, f"compat mode vs xshapeenc ShapeGeometryEncoder.encode, {len(few)} masks",
-                  "max |code difference|", worst, 1e-10)
+        rec.check(
+            workload,
+            f"compat mode vs xshapeenc ShapeGeometryEncoder.encode, {len(few)} masks",
+            "max |code difference|",
+            worst,
+            1e-10,
+        )
 
     for t in threads:
         encoder = ps.XShapeEncoder(N, n_threads=t)
         encoder.encode_geometry(masks[:2])  # builds and caches the basis
         for _ in rec.each_isa() if t == 1 else [None]:
-            rec.rate(workload, "paperkernels", measure(lambda: encoder.encode_geometry(masks), repeat=repeat,
-                                                       min_time=min_time, units=len(masks), clock=_clock(t)),
-                     unit="shapes/s", threads=t)
+            rec.rate(
+                workload,
+                "paperkernels",
+                measure(
+                    lambda: encoder.encode_geometry(masks),
+                    repeat=repeat,
+                    min_time=min_time,
+                    units=len(masks),
+                    clock=_clock(t),
+                ),
+                unit="shapes/s",
+                threads=t,
+            )
     product_rate(rec, masks, repeat, min_time)
     if mahotas is not None:
         few = masks[: 4 if quick else 20]
-        rec.rate(workload, "mahotas features.zernike_moments (magnitudes)",
-                 measure(lambda: [mahotas.features.zernike_moments(m, RES / 2, degree=N, cm=((RES - 1) / 2,) * 2)
-                                  for m in few], repeat=repeat, min_time=min_time, units=len(few), clock="cpu"),
-                 unit="shapes/s", threads=1, peer=True)
+        rec.rate(
+            workload,
+            "mahotas features.zernike_moments (magnitudes)",
+            measure(
+                lambda: [mahotas.features.zernike_moments(m, RES / 2, degree=N, cm=((RES - 1) / 2,) * 2) for m in few],
+                repeat=repeat,
+                min_time=min_time,
+                units=len(few),
+                clock="cpu",
+            ),
+            unit="shapes/s",
+            threads=1,
+            peer=True,
+        )
     if reference is not None:
         few = masks[: 2 if quick else 6]
         timer = Timer("cpu")
@@ -143,24 +184,55 @@ def _run(rec: Recorder) -> None:
             timer.run(lambda: reference.encode(m, mask_in_euclidean=True))
         rec.rate(workload, "xshapeenc ShapeGeometryEncoder.encode", timer, unit="shapes/s", threads=1, peer=True)
         batch = masks[:50]
-        rec.rate(workload, "paperkernels (xshapeenc compat mode)",
-                 measure(lambda: compat.encode_geometry(batch), repeat=repeat, min_time=min_time, units=len(batch),
-                         clock=_clock(cores)),
-                 unit="shapes/s", threads=cores, detail="float64, the reference's grid normalisation")
+        rec.rate(
+            workload,
+            "paperkernels (xshapeenc compat mode)",
+            measure(
+                lambda: compat.encode_geometry(batch),
+                repeat=repeat,
+                min_time=min_time,
+                units=len(batch),
+                clock=_clock(cores),
+            ),
+            unit="shapes/s",
+            threads=cores,
+            detail="float64, the reference's grid normalisation",
+        )
 
     polygons = random_polygons(100 if quick else 5000, seed=3)
     workload = f"polygons 10-50 vertices N={N}"
     exact = ps.zernike_moments(polygons[:20], N)
     fan = ps.zernike_moments(polygons[:20], N, rule="fan")
-    rec.check(workload, "boundary rule vs fan rule, 20 polygons", "max |moment difference|",
-              np.max(np.abs(exact - fan)), 1e-9)
+    rec.check(
+        workload, "boundary rule vs fan rule, 20 polygons", "max |moment difference|", np.max(np.abs(exact - fan)), 1e-9
+    )
     few_polygons = polygons[:20] if quick else polygons[:200]
     for t in threads:
-        rec.rate(workload, "paperkernels", measure(lambda: ps.zernike_moments(polygons, N, n_threads=t),
-                                                   repeat=repeat, min_time=min_time, units=len(polygons),
-                                                   clock=_clock(t)),
-                 unit="polygons/s", threads=t, detail="exact boundary rule")
-        rec.rate(workload, "fan rule (Duffy quadrature)",
-                 measure(lambda: ps.zernike_moments(few_polygons, N, rule="fan", n_threads=t), repeat=repeat,
-                         min_time=min_time, units=len(few_polygons), clock=_clock(t)),
-                 unit="polygons/s", threads=t, peer=True)
+        rec.rate(
+            workload,
+            "paperkernels",
+            measure(
+                lambda: ps.zernike_moments(polygons, N, n_threads=t),
+                repeat=repeat,
+                min_time=min_time,
+                units=len(polygons),
+                clock=_clock(t),
+            ),
+            unit="polygons/s",
+            threads=t,
+            detail="exact boundary rule",
+        )
+        rec.rate(
+            workload,
+            "fan rule (Duffy quadrature)",
+            measure(
+                lambda: ps.zernike_moments(few_polygons, N, rule="fan", n_threads=t),
+                repeat=repeat,
+                min_time=min_time,
+                units=len(few_polygons),
+                clock=_clock(t),
+            ),
+            unit="polygons/s",
+            threads=t,
+            peer=True,
+        )

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Callable, Dict, List, Tuple
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -36,7 +36,7 @@ SCALING_K = (10, 100, 1000)
 BEST_ARM_HINT = "pip install --no-deps best-arm (its scipy<1.13 pin is not needed to run it)"
 
 
-def numpy_episode(mu: np.ndarray, delta: float, rng: np.random.Generator) -> Tuple[int, int]:
+def numpy_episode(mu: np.ndarray, delta: float, rng: np.random.Generator) -> tuple[int, int]:
     """One beta-EB-TCI episode, step by step with numpy: returns (recommendation, tau)."""
     K = mu.shape[0]
     N = np.ones(K)
@@ -66,7 +66,6 @@ def kl(p: npt.ArrayLike, q: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return np.where(pa > 0, pa * np.log(pa / qa), 0.0) + np.where(pa < 1, (1 - pa) * np.log((1 - pa) / (1 - qa)), 0.0)
 
 
-
 def best_arm_runner(mu: np.ndarray, delta: float, rec: Recorder) -> Callable[[int], tuple[int, int]] | None:
     try:
         from best_arm.algorithms.top_two import TopTwoBAI
@@ -78,21 +77,27 @@ def best_arm_runner(mu: np.ndarray, delta: float, rec: Recorder) -> Callable[[in
         return None
     env = BaseEnvironment.from_dict({"env_name": "bernoulli", "state": {"probs": [float(x) for x in mu]}})
 
-    def run(seed: int) -> Tuple[int, int]:
-        np.random.seed(seed)  # best-arm draws from numpy's global generator
-        algo = TopTwoBAI(env, confidence=delta, stopping_condition=ChernoffStoppingCondition("practice"),
-                         beta=BETA, leader_type="EB", challenger_type="TCI")
+    def run(seed: int) -> tuple[int, int]:
+        np.random.seed(seed)  # noqa: NPY002 - best-arm draws from numpy's global generator
+        algo = TopTwoBAI(
+            env,
+            confidence=delta,
+            stopping_condition=ChernoffStoppingCondition("practice"),
+            beta=BETA,
+            leader_type="EB",
+            challenger_type="TCI",
+        )
         best, N, _, _ = algo.run()
         return int(best), int(N.sum())
 
     return run
 
 
-Chunk = Callable[[int], Tuple[np.ndarray, np.ndarray]]  # round -> (tau, recommendation)
+Chunk = Callable[[int], tuple[np.ndarray, np.ndarray]]  # round -> (tau, recommendation)
 
 
-def python_chunk(run: Callable[[int], Tuple[int, int]], runs_per_round: int) -> Chunk:
-    def chunk(round_: int) -> Tuple[np.ndarray, np.ndarray]:
+def python_chunk(run: Callable[[int], tuple[int, int]], runs_per_round: int) -> Chunk:
+    def chunk(round_: int) -> tuple[np.ndarray, np.ndarray]:
         out = [run(round_ * runs_per_round + i) for i in range(runs_per_round)]
         return np.array([tau for _, tau in out]), np.array([rec for rec, _ in out])
 
@@ -100,7 +105,7 @@ def python_chunk(run: Callable[[int], Tuple[int, int]], runs_per_round: int) -> 
 
 
 def kernel_chunk(mu: np.ndarray, delta: float, n_runs: int, n_threads: int) -> Chunk:
-    def chunk(round_: int) -> Tuple[np.ndarray, np.ndarray]:
+    def chunk(round_: int) -> tuple[np.ndarray, np.ndarray]:
         runs = toptwo.run_many(mu, delta, n_runs, beta=BETA, seed=round_, n_threads=n_threads)
         return runs.tau, runs.recommendation
 
@@ -121,7 +126,7 @@ def run(rec: Recorder) -> None:
         workload = f"{name} delta={delta}"
         rec.note(f"{workload}: mu = {mu.tolist()}")
         toptwo.run_many(mu, delta, 50, seed=0)  # warm the n log n table
-        chunks: Dict[str, Tuple[Chunk, int, bool]] = {
+        chunks: dict[str, tuple[Chunk, int, bool]] = {
             "paperkernels": (kernel_chunk(mu, delta, kernel_runs, 1), 1, False),
         }
         if cores > 1:
@@ -130,10 +135,14 @@ def run(rec: Recorder) -> None:
         if peer is not None:
             chunks["best-arm TopTwoBAI"] = (python_chunk(peer, max(1, python_runs // rounds)), 1, True)
         chunks["numpy reference"] = (
-            python_chunk(lambda seed: numpy_episode(mu, delta, np.random.default_rng(seed)),
-                         max(1, python_runs // rounds)), 1, True)
+            python_chunk(
+                lambda seed: numpy_episode(mu, delta, np.random.default_rng(seed)), max(1, python_runs // rounds)
+            ),
+            1,
+            True,
+        )
         timers = {label: Timer("wall" if threads > 1 else "cpu") for label, (_, threads, _) in chunks.items()}
-        taus: Dict[str, List[np.ndarray]] = {label: [] for label in chunks}
+        taus: dict[str, list[np.ndarray]] = {label: [] for label in chunks}
         for round_ in range(rounds):
             for label, (chunk, _, _) in chunks.items():
                 tau, _ = timers[label].run(lambda: chunk(round_), units=lambda out: float(out[0].sum()))
@@ -146,14 +155,26 @@ def run(rec: Recorder) -> None:
                 continue
             se = tau.std(ddof=1) / math.sqrt(len(tau)) if len(tau) > 1 else float("inf")
             z = (tau.mean() - ours.mean()) / math.hypot(se, ours_se) if math.isfinite(se) else 0.0
-            rec.check(workload, f"{label.replace(f' {cores} threads', ' (all threads)')} vs paperkernels",
-                      "|z| of the mean stopping times", abs(z), 4.0,
-                      detail=f"{tau.mean():.1f} vs {ours.mean():.1f} over {len(tau)} and {len(ours)} runs")
+            rec.check(
+                workload,
+                f"{label.replace(f' {cores} threads', ' (all threads)')} vs paperkernels",
+                "|z| of the mean stopping times",
+                abs(z),
+                4.0,
+                detail=f"{tau.mean():.1f} vs {ours.mean():.1f} over {len(tau)} and {len(ours)} runs",
+            )
         checks = [c["id"] for c in rec.checks if c["workload"] == workload]
         for label, (_, threads, is_peer) in chunks.items():
-            rec.rate(workload, label.replace(f" {cores} threads", ""), timers[label], unit="pulls/s",
-                     threads=threads, peer=is_peer, checks=checks,
-                     detail=f"{len(pooled[label])} runs, mean tau {pooled[label].mean():.1f}")
+            rec.rate(
+                workload,
+                label.replace(f" {cores} threads", ""),
+                timers[label],
+                unit="pulls/s",
+                threads=threads,
+                peer=is_peer,
+                checks=checks,
+                detail=f"{len(pooled[label])} runs, mean tau {pooled[label].mean():.1f}",
+            )
     run_scaling(rec)
 
 
@@ -166,17 +187,28 @@ def run_scaling(rec: Recorder) -> None:
     delta = 0.01
     rounds = 2 if rec.quick else 3
     pulls = 1_000_000 if rec.quick else 4_000_000  # per round and K, about
-    rec.note(f"scaling in K: beta-EB-TCI, Bernoulli arms, delta = {delta}, mu = (0.6, K - 1 arms evenly spread "
-             "over [0.1, 0.5]); run_many on one thread, CPU time")
+    rec.note(
+        f"scaling in K: beta-EB-TCI, Bernoulli arms, delta = {delta}, mu = (0.6, K - 1 arms evenly spread "
+        "over [0.1, 0.5]); run_many on one thread, CPU time"
+    )
     for K in SCALING_K:
         mu = scaling_instance(K)
         runs = max(2, pulls // (160 * K))  # the mean stopping time is about 150 K to 190 K here
         timer = Timer("cpu")
-        taus: List[np.ndarray] = []
+        taus: list[np.ndarray] = []
         for round_ in range(rounds):
-            out = timer.run(functools.partial(toptwo.run_many, mu, delta, runs, beta=BETA, seed=round_, n_threads=1),
-                            units=lambda r: float(r.tau.sum()))
+            out = timer.run(
+                functools.partial(toptwo.run_many, mu, delta, runs, beta=BETA, seed=round_, n_threads=1),
+                units=lambda r: float(r.tau.sum()),
+            )
             taus.append(out.tau)
         tau = np.concatenate(taus)
-        rec.rate(f"scaling K={K}", "paperkernels", timer, unit="pulls/s", threads=1, checks=[],
-                 detail=f"{runs} runs per round, mean tau {tau.mean():.0f}")
+        rec.rate(
+            f"scaling K={K}",
+            "paperkernels",
+            timer,
+            unit="pulls/s",
+            threads=1,
+            checks=[],
+            detail=f"{runs} runs per round, mean tau {tau.mean():.0f}",
+        )

@@ -34,7 +34,18 @@ from ._learners import (
     RandomCascade,
     TopicCascadeUCB,
 )
-from ._model import FEATURE_MAPS, LINKS, MAX_K, MAX_STATES, MAX_TOPICS, STATE_KINDS, ClickTable, StateSpace, TopicCascadeModel, cascade_value
+from ._model import (
+    FEATURE_MAPS,
+    LINKS,
+    MAX_K,
+    MAX_STATES,
+    MAX_TOPICS,
+    STATE_KINDS,
+    ClickTable,
+    StateSpace,
+    TopicCascadeModel,
+    cascade_value,
+)
 from ._planning import MAX_ORDERINGS, PLANNERS, Plan, plan
 from ._simulation import CascadeEnvironment, SimulationResult, click_uniforms, plot_regret, simulate
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, List, Optional, Sequence, Tuple, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -49,7 +50,7 @@ def worked_example() -> CascadeEnvironment:
     return CascadeEnvironment(model, 3, name="worked example")
 
 
-def _uniforms(seed: int, stream: int, shape: Tuple[int, ...]) -> np.ndarray:
+def _uniforms(seed: int, stream: int, shape: tuple[int, ...]) -> np.ndarray:
     return cast(np.ndarray, _core.common.random_uniform(seed, stream, int(np.prod(shape))).reshape(shape))
 
 
@@ -118,8 +119,10 @@ def reference_environment(
     K = check_K(K, n_items)
     n_features = as_int(n_features, "n_features", low=1)
     check_result_bytes(
-        8 * (n_items * (2 * n_features + 1) + n_topics * n_topics + n_features), "n_items, n_features",
-        f"the features of {n_items} items x {n_features} features", "use fewer items or features",
+        8 * (n_items * (2 * n_features + 1) + n_topics * n_topics + n_features),
+        "n_items, n_features",
+        f"the features of {n_items} items x {n_features} features",
+        "use fewer items or features",
     )
     X = _normalise_rows(_uniforms(seed, 0, (n_items, n_features)))
     topics = np.arange(n_items) % n_topics
@@ -140,8 +143,8 @@ def environment_from_table(
     feature_map: str = "transition",
     link: str = "linear",
     state: str = "set",
-    item_names: Optional[Sequence[str]] = None,
-    topic_names: Optional[Sequence[str]] = None,
+    item_names: Sequence[str] | None = None,
+    topic_names: Sequence[str] | None = None,
     name: str = "",
 ) -> CascadeEnvironment:
     """An environment from an item x topic table (e.g. MovieLens genres) and item features.
@@ -231,7 +234,9 @@ def environment_from_table(
         g = as_array(gamma, "gamma", shape=(m, m) if feature_map == "transition" else (m,))
     model = TopicCascadeModel.from_parts(X, topics, tx, g, n_topics=m, features=feature_map, link=link, state=state)
     return CascadeEnvironment(
-        model, K, name=name,
+        model,
+        K,
+        name=name,
         item_names=None if item_names is None else tuple(item_names),
         topic_names=None if topic_names is None else tuple(topic_names),
     )
@@ -262,11 +267,11 @@ class Catalogue:
     (24, ('Drama', 'Documentary', 'Comedy', 'Animation', 'Action'))
     """
 
-    titles: Tuple[str, ...]
-    topic_names: Tuple[str, ...]
+    titles: tuple[str, ...]
+    topic_names: tuple[str, ...]
     topic_table: np.ndarray  # (L, m) 0/1
     features: np.ndarray  # (L, d_x)
-    feature_names: Tuple[str, ...]
+    feature_names: tuple[str, ...]
 
     def environment(self, K: int, **kwargs: Any) -> CascadeEnvironment:
         """An environment from this catalogue, by :func:`environment_from_table`.
@@ -302,7 +307,11 @@ class Catalogue:
 
 
 def read_catalogue(
-    path: str, *, title_column: str = "title", genre_column: str = "genres", feature_columns: Optional[Sequence[str]] = None
+    path: str,
+    *,
+    title_column: str = "title",
+    genre_column: str = "genres",
+    feature_columns: Sequence[str] | None = None,
 ) -> Catalogue:
     """Read a CSV of items: a title, pipe-separated genres (MovieLens style) and numeric features.
 
@@ -351,7 +360,9 @@ def read_catalogue(
     header, body = rows[0], [r for r in rows[1:] if r]
     for column in (title_column, genre_column):
         if column not in header:
-            raise ValueError(f"{'title_column' if column == title_column else 'genre_column'}: no column {column!r} in {header}")
+            raise ValueError(
+                f"{'title_column' if column == title_column else 'genre_column'}: no column {column!r} in {header}"
+            )
     if feature_columns is None:
         feature_columns = [h for h in header if h not in (title_column, genre_column, "item", "movieId")]
     missing = [c for c in feature_columns if c not in header]
@@ -361,7 +372,7 @@ def read_catalogue(
         raise ValueError(f"path: {path} holds no items")
     ti, gi = header.index(title_column), header.index(genre_column)
     fi = [header.index(c) for c in feature_columns]
-    topic_names: List[str] = []
+    topic_names: list[str] = []
     genre_lists = []
     for row in body:
         genres = [g for g in row[gi].split("|") if g and g != "(no genres listed)"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, Optional, Tuple, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -82,23 +82,23 @@ class CascadeLearner:
     _uses_features = True
     state = "set"  # the state kind (the topic-aware learner sets its own)
 
-    def __init__(self, K: Optional[int], n_topics: Optional[int], n_features: Optional[int], state: str = "set") -> None:
+    def __init__(self, K: int | None, n_topics: int | None, n_features: int | None, state: str = "set") -> None:
         self.K = None if K is None else check_K(K, state=state)
         self.n_topics = None if n_topics is None else check_n_topics(n_topics, state)
         self.n_features = None if n_features is None else as_int(n_features, "n_features", low=1)
         self._cpp: Any = None  # the C++ learner, made by the first select() (or simulate)
-        self._last: Optional[Tuple[np.ndarray, np.ndarray]] = None
+        self._last: tuple[np.ndarray, np.ndarray] | None = None
         self._seed = 0
         self._lock = threading.RLock()
 
-    def __getstate__(self) -> Dict[str, Any]:
+    def __getstate__(self) -> dict[str, Any]:
         with self._lock:
             state = dict(self.__dict__)
             del state["_lock"]
             state["_cpp"] = None if self._cpp is None else self._cpp.export_state()
         return state
 
-    def __setstate__(self, state: Dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         state = dict(state)
         saved = state.pop("_cpp", None)
         self.__dict__.update(state)
@@ -128,22 +128,34 @@ class CascadeLearner:
         params = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
         return f"{type(self).__name__}({params})"
 
-    def _params(self) -> Dict[str, Any]:
+    def _params(self) -> dict[str, Any]:
         return {"K": self.K, "n_topics": self.n_topics}
 
-    def _options(self) -> Dict[str, Any]:
+    def _options(self) -> dict[str, Any]:
         """Configuration beyond the dimensions, as keyword arguments of _core.cascade.Learner."""
         return dict(
-            state=_STATE_KIND["set"], features=_FEATURE_MAP["transition"], link=_LINK["linear"],
-            planner=_PLANNER["exact"], lam=1.0, beta=float("nan"), delta=0.05, S=1.0,
+            state=_STATE_KIND["set"],
+            features=_FEATURE_MAP["transition"],
+            link=_LINK["linear"],
+            planner=_PLANNER["exact"],
+            lam=1.0,
+            beta=float("nan"),
+            delta=0.05,
+            S=1.0,
         )
 
     def _make(self, K: int, n_topics: int, n_features: int, seed: int = 0, stream: int = 0) -> Any:
         if self._type == "topic_ucb":
             count_states(self.state, n_topics, K, MAX_STATES)  # refuses oversized spaces at once
         return _core.cascade.Learner(
-            type=_LEARNER_TYPE[self._type], K=K, n_topics=n_topics, n_features=n_features,
-            max_states=MAX_STATES, seed=seed, stream=stream, **self._options(),
+            type=_LEARNER_TYPE[self._type],
+            K=K,
+            n_topics=n_topics,
+            n_features=n_features,
+            max_states=MAX_STATES,
+            seed=seed,
+            stream=stream,
+            **self._options(),
         )
 
     def _spec(self, K: int, n_topics: int, n_features: int) -> Any:
@@ -153,10 +165,12 @@ class CascadeLearner:
             checks.append(("n_features", self.n_features, n_features))
         for name, mine, theirs in checks:
             if mine is not None and mine != theirs:
-                raise ValueError(f"learners: {self.name} was created with {name} = {mine}, the environment has {theirs}")
+                raise ValueError(
+                    f"learners: {self.name} was created with {name} = {mine}, the environment has {theirs}"
+                )
         return self._make(K, n_topics, n_features)
 
-    def _items(self, X: Any, topics: Any) -> Tuple[np.ndarray, np.ndarray]:
+    def _items(self, X: Any, topics: Any) -> tuple[np.ndarray, np.ndarray]:
         if self.K is None or self.n_topics is None:
             raise ValueError(f"{self.name}: pass K and n_topics when creating the learner to call select()")
         X = as_array(X, "X", ndim=2)
@@ -209,7 +223,7 @@ class CascadeLearner:
             self._last = (X, t)
         return cascade
 
-    def update(self, cascade: Any, first_click: Optional[int], *, X: Any = None, topics: Any = None) -> None:
+    def update(self, cascade: Any, first_click: int | None, *, X: Any = None, topics: Any = None) -> None:
         """Learn from the user's response to ``cascade``.
 
         Parameters
@@ -272,7 +286,7 @@ class CascadeLearner:
         return 0 if self._cpp is None else int(self._cpp.state()["rounds"])
 
 
-def _check_beta(beta: Any) -> Optional[float]:
+def _check_beta(beta: Any) -> float | None:
     return None if beta is None else as_float(beta, "beta", low=0.0)
 
 
@@ -344,15 +358,15 @@ class TopicCascadeUCB(CascadeLearner):
 
     def __init__(
         self,
-        K: Optional[int] = None,
-        n_topics: Optional[int] = None,
-        n_features: Optional[int] = None,
+        K: int | None = None,
+        n_topics: int | None = None,
+        n_features: int | None = None,
         *,
         features: str = "transition",
         state: str = "set",
         link: str = "linear",
         planner: str = "exact",
-        beta: Optional[float] = None,
+        beta: float | None = None,
         lam: float = 1.0,
         delta: float = 0.05,
         S: float = 1.0,
@@ -371,15 +385,27 @@ class TopicCascadeUCB(CascadeLearner):
     def name(self) -> str:
         return f"TopicCascadeUCB({self.planner})"
 
-    def _params(self) -> Dict[str, Any]:
-        return {**super()._params(), "features": self.features, "state": self.state, "link": self.link,
-                "planner": self.planner, "beta": self.beta, "lam": self.lam}
+    def _params(self) -> dict[str, Any]:
+        return {
+            **super()._params(),
+            "features": self.features,
+            "state": self.state,
+            "link": self.link,
+            "planner": self.planner,
+            "beta": self.beta,
+            "lam": self.lam,
+        }
 
-    def _options(self) -> Dict[str, Any]:
+    def _options(self) -> dict[str, Any]:
         return dict(
-            state=_STATE_KIND[self.state], features=_FEATURE_MAP[self.features], link=_LINK[self.link],
-            planner=_PLANNER[self.planner], lam=self.lam, beta=float("nan") if self.beta is None else self.beta,
-            delta=self.delta, S=self.S,
+            state=_STATE_KIND[self.state],
+            features=_FEATURE_MAP[self.features],
+            link=_LINK[self.link],
+            planner=_PLANNER[self.planner],
+            lam=self.lam,
+            beta=float("nan") if self.beta is None else self.beta,
+            delta=self.delta,
+            S=self.S,
         )
 
     def optimistic_table(self, X: Any, topics: Any) -> np.ndarray:
@@ -416,7 +442,7 @@ class TopicCascadeUCB(CascadeLearner):
             return table
 
     @property
-    def theta(self) -> Optional[np.ndarray]:
+    def theta(self) -> np.ndarray | None:
         """Current estimate theta_hat (None before the first ``select``).
 
         Examples
@@ -433,7 +459,7 @@ class TopicCascadeUCB(CascadeLearner):
         return None if self._cpp is None else self._cpp.state()["theta"]
 
     @property
-    def gram_inverse(self) -> Optional[np.ndarray]:
+    def gram_inverse(self) -> np.ndarray | None:
         """Current V^{-1} (W^{-1} for the logistic link); None before the first ``select``.
 
         Examples
@@ -448,7 +474,7 @@ class TopicCascadeUCB(CascadeLearner):
         return None if self._cpp is None else self._cpp.state()["gram_inverse"]
 
     @property
-    def last_value(self) -> Optional[float]:
+    def last_value(self) -> float | None:
         """Optimistic value of the last selected cascade (None before the first ``select``).
 
         Examples
@@ -512,11 +538,11 @@ class CascadeLinUCB(CascadeLearner):
 
     def __init__(
         self,
-        K: Optional[int] = None,
-        n_topics: Optional[int] = None,
-        n_features: Optional[int] = None,
+        K: int | None = None,
+        n_topics: int | None = None,
+        n_features: int | None = None,
         *,
-        beta: Optional[float] = None,
+        beta: float | None = None,
         lam: float = 1.0,
         delta: float = 0.05,
         S: float = 1.0,
@@ -527,10 +553,10 @@ class CascadeLinUCB(CascadeLearner):
         self.S = as_float(S, "S", low=0.0)
         super().__init__(K, n_topics, n_features)
 
-    def _params(self) -> Dict[str, Any]:
+    def _params(self) -> dict[str, Any]:
         return {**super()._params(), "beta": self.beta, "lam": self.lam}
 
-    def _options(self) -> Dict[str, Any]:
+    def _options(self) -> dict[str, Any]:
         opts = super()._options()
         opts.update(lam=self.lam, beta=float("nan") if self.beta is None else self.beta, delta=self.delta, S=self.S)
         return opts
@@ -568,7 +594,7 @@ class CascadeLinUCB(CascadeLearner):
             return scores
 
     @property
-    def theta(self) -> Optional[np.ndarray]:
+    def theta(self) -> np.ndarray | None:
         """Current estimate of theta_x (None before the first ``select``).
 
         Examples
@@ -586,7 +612,7 @@ class CascadeLinUCB(CascadeLearner):
 class _ItemIndexLearner(CascadeLearner):
     _uses_features = False
 
-    def __init__(self, K: Optional[int] = None, n_topics: Optional[int] = None, n_features: Optional[int] = None) -> None:
+    def __init__(self, K: int | None = None, n_topics: int | None = None, n_features: int | None = None) -> None:
         super().__init__(K, n_topics, n_features)
 
     def scores(self, X: Any, topics: Any) -> np.ndarray:
@@ -726,6 +752,8 @@ class RandomCascade(CascadeLearner):
     _type = "random"
     _uses_features = False
 
-    def __init__(self, K: Optional[int] = None, n_topics: Optional[int] = None, n_features: Optional[int] = None, *, seed: SeedLike = None) -> None:
+    def __init__(
+        self, K: int | None = None, n_topics: int | None = None, n_features: int | None = None, *, seed: SeedLike = None
+    ) -> None:
         super().__init__(K, n_topics, n_features)
         self._seed = as_seed(seed)

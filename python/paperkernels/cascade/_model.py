@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Optional, Tuple, cast
+from collections.abc import Iterable
+from typing import Any, cast
 
 import numpy as np
 
@@ -39,7 +40,7 @@ def check_n_topics(n_topics: Any, state: str, name: str = "n_topics") -> int:
     return m
 
 
-def check_K(K: Any, n_items: Optional[int] = None, state: str = "set") -> int:
+def check_K(K: Any, n_items: int | None = None, state: str = "set") -> int:
     length = as_int(K, "K", low=1, high=MAX_K)
     if state == "count" and length > 16:
         raise ValueError(f"K: the 'count' state kind allows K <= 16, got {length}")
@@ -48,7 +49,7 @@ def check_K(K: Any, n_items: Optional[int] = None, state: str = "set") -> int:
     return length
 
 
-def check_topics(topics: Any, n_items: Optional[int], n_topics: Optional[int], state: str) -> Tuple[np.ndarray, int]:
+def check_topics(topics: Any, n_items: int | None, n_topics: int | None, state: str) -> tuple[np.ndarray, int]:
     """Topic array (int64) and the number of topics, validated against the state kind."""
     t = as_array(topics, "topics", dtype=np.int64, ndim=1)
     if n_items is not None and t.shape[0] != n_items:
@@ -63,7 +64,7 @@ def check_topics(topics: Any, n_items: Optional[int], n_topics: Optional[int], s
     return t, m
 
 
-def count_states(kind: str, n_topics: int, K: int, max_states: Optional[int] = None) -> int:
+def count_states(kind: str, n_topics: int, K: int, max_states: int | None = None) -> int:
     """Number of states reachable before positions 1..K, counted without listing them.
 
     "set": subsets of at most K - 1 topics; "count": multisets of at most K - 1 topics; "last":
@@ -91,10 +92,15 @@ def count_states(kind: str, n_topics: int, K: int, max_states: Optional[int] = N
     return total
 
 
-def check_cascade(cascade: Any, n_items: int, K: Optional[int] = None) -> np.ndarray:
+def check_cascade(cascade: Any, n_items: int, K: int | None = None) -> np.ndarray:
     """A cascade: a 1-d array of distinct item indices (checked before any narrowing cast)."""
     raw = plain_array(cascade, "cascade")
-    if raw.dtype.kind in "uf" and raw.size and np.all(np.isfinite(raw)) and (raw.max() >= 2.0**63 or raw.min() < -(2.0**63)):
+    if (
+        raw.dtype.kind in "uf"
+        and raw.size
+        and np.all(np.isfinite(raw))
+        and (raw.max() >= 2.0**63 or raw.min() < -(2.0**63))
+    ):
         raise ValueError(f"cascade: expected item indices in [0, {n_items}), got values in [{raw.min()}, {raw.max()}]")
     c = as_array(raw, "cascade", dtype=np.int64, ndim=1)
     if K is not None and c.shape[0] != K:
@@ -192,7 +198,8 @@ class StateSpace:
         self.max_states = as_int(max_states, "max_states", low=1)
         n_states = count_states(self.kind, self.n_topics, self.K, self.max_states)
         check_result_bytes(
-            n_states * (2 * self.n_topics + 3) * 8, "K, n_topics",
+            n_states * (2 * self.n_topics + 3) * 8,
+            "K, n_topics",
             f"the {n_states} states (topic vectors and transitions of {self.n_topics} topics)",
             "use fewer topics or a shorter cascade",
         )
@@ -203,12 +210,12 @@ class StateSpace:
         self.depth: np.ndarray = raw["depth"]
         #: (S, m) index of the state after showing an item of each topic (-1: needs K or more items).
         self.next: np.ndarray = raw["next"]
-        self._index: Optional[Dict[Tuple[int, ...], int]] = None  # vector -> column, built on first use
+        self._index: dict[tuple[int, ...], int] | None = None  # vector -> column, built on first use
 
-    def __getstate__(self) -> Dict[str, Any]:
+    def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "_index"}
 
-    def __setstate__(self, state: Dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(realign_state(state))
         self._index = None
 
@@ -266,7 +273,9 @@ def _next_vector(z: np.ndarray, topic: int, kind: str) -> np.ndarray:
 def check_state_vectors(states: Any, n_topics: int, kind: str) -> np.ndarray:
     z = as_array(states, "states", dtype=np.int64, allow_empty=True)
     if z.ndim == 0 or z.shape[-1] != n_topics:
-        raise ValueError(f"states: expected topic vectors of length n_topics = {n_topics} on the last axis, got shape {z.shape}")
+        raise ValueError(
+            f"states: expected topic vectors of length n_topics = {n_topics} on the last axis, got shape {z.shape}"
+        )
     if z.size and z.min() < 0:
         raise ValueError("states: expected non-negative topic vectors")
     if kind == "set" and z.size and z.max() > 1:
@@ -332,7 +341,7 @@ class TopicCascadeModel:
     (0.754615, 0.618905)
     """
 
-    def __setstate__(self, state: Dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         # Arrays unpickled from out-of-band buffers can be misaligned; the C++ core reads them directly.
         self.__dict__.update(realign_state(state))
         for a in (self.X, self.topics, self.theta):
@@ -344,7 +353,7 @@ class TopicCascadeModel:
         topics: Any,
         theta: Any,
         *,
-        n_topics: Optional[int] = None,
+        n_topics: int | None = None,
         link: str = "linear",
         features: str = "transition",
         state: str = "set",
@@ -574,10 +583,13 @@ class TopicCascadeModel:
         try:
             shape = np.broadcast_shapes(i.shape, z.shape[:-1])
         except ValueError:
-            raise ValueError(f"items, states: shapes {i.shape} and {z.shape[:-1]} (+ topic axis) do not broadcast") from None
+            raise ValueError(
+                f"items, states: shapes {i.shape} and {z.shape[:-1]} (+ topic axis) do not broadcast"
+            ) from None
         n = int(np.prod(shape, dtype=object))
         check_result_bytes(
-            n * 8 * (self.n_features + self.n_topics + 4), "items, states",
+            n * 8 * (self.n_features + self.n_topics + 4),
+            "items, states",
             f"the click probabilities of broadcast shape {shape} (with their intermediates)",
             "evaluate fewer (item, state) pairs per call",
         )
@@ -682,12 +694,21 @@ class TopicCascadeModel:
         max_states = as_int(max_states, "max_states", low=1)
         n_states = count_states(self.state, self.n_topics, K, max_states)
         check_result_bytes(
-            self.n_items * n_states * 8, "K", f"the click table of {self.n_items} items x {n_states} states",
+            self.n_items * n_states * 8,
+            "K",
+            f"the click table of {self.n_items} items x {n_states} states",
             "use a shorter cascade or fewer topics",
         )
         table: np.ndarray = _core.cascade.click_table(
-            self.X, self.topics, self.theta, _FEATURE_MAP[self.features], _LINK[self.link],
-            _STATE_KIND[self.state], self.n_topics, K, max_states,
+            self.X,
+            self.topics,
+            self.theta,
+            _FEATURE_MAP[self.features],
+            _LINK[self.link],
+            _STATE_KIND[self.state],
+            self.n_topics,
+            K,
+            max_states,
         )
         return table
 
@@ -729,13 +750,15 @@ class ClickTable:
     [2, 0]
     """
 
-    def __setstate__(self, state: Dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         # Arrays unpickled from out-of-band buffers can be misaligned; the C++ core reads them directly.
         self.__dict__.update(realign_state(state))
         for a in (self.probabilities, self.topics):
             a.setflags(write=False)  # unpickled arrays come back writable
 
-    def __init__(self, probabilities: Any, topics: Any, K: int, *, state: str = "set", n_topics: Optional[int] = None) -> None:
+    def __init__(
+        self, probabilities: Any, topics: Any, K: int, *, state: str = "set", n_topics: int | None = None
+    ) -> None:
         self.state = as_choice(state, "state", STATE_KINDS)
         P = as_array(probabilities, "probabilities", ndim=2, low=0.0, high=1.0)
         self.topics, self.n_topics = check_topics(topics, P.shape[0], n_topics, self.state)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,7 +41,7 @@ class Plan(NamedTuple):
 
 
 def plan(
-    source: Union[TopicCascadeModel, ClickTable],
+    source: TopicCascadeModel | ClickTable,
     K: int,
     method: str = "exact",
     *,
@@ -113,8 +113,16 @@ def plan(
         K = check_K(K, source.n_items, source.state)
         if method != "brute":
             out = _core.cascade.plan_model(
-                source.X, source.topics, source.theta, _FEATURE_MAP[source.features], _LINK[source.link],
-                _STATE_KIND[source.state], source.n_topics, K, _PLANNER[method], MAX_STATES,
+                source.X,
+                source.topics,
+                source.theta,
+                _FEATURE_MAP[source.features],
+                _LINK[source.link],
+                _STATE_KIND[source.state],
+                source.n_topics,
+                K,
+                _PLANNER[method],
+                MAX_STATES,
             )
             return Plan(out["cascade"].astype(np.int64), float(out["value"]))
         table = source.click_table(K)

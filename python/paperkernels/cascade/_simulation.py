@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -52,9 +53,9 @@ class CascadeEnvironment:
     model: TopicCascadeModel
     K: int
     name: str = ""
-    item_names: Optional[Tuple[str, ...]] = None
-    topic_names: Optional[Tuple[str, ...]] = None
-    _cache: Dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    item_names: tuple[str, ...] | None = None
+    topic_names: tuple[str, ...] | None = None
+    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, TopicCascadeModel):
@@ -92,7 +93,7 @@ class CascadeEnvironment:
             self._cache["optimal"] = plan(self.model, self.K, "exact")
         return cast(Plan, self._cache["optimal"])
 
-    def clicks(self, uniforms: np.ndarray, cascade: Any) -> Optional[int]:
+    def clicks(self, uniforms: np.ndarray, cascade: Any) -> int | None:
         """Position of the first click on ``cascade`` for the uniforms u[item] (click iff u < p).
 
         Parameters
@@ -160,12 +161,12 @@ class SimulationResult:
     """
 
     regret: np.ndarray
-    names: List[str]
+    names: list[str]
     optimal_cascade: np.ndarray
     optimal_value: float
     seed: int
-    cascades: Optional[np.ndarray] = None
-    first_clicks: Optional[np.ndarray] = None
+    cascades: np.ndarray | None = None
+    first_clicks: np.ndarray | None = None
 
     @property
     def cumulative_regret(self) -> np.ndarray:
@@ -193,7 +194,7 @@ class SimulationResult:
         final: np.ndarray = self.regret.sum(axis=-1)
         return final
 
-    def summary(self) -> List[Tuple[str, float, float]]:
+    def summary(self) -> list[tuple[str, float, float]]:
         """Mean and standard error of the final cumulative regret of each learner.
 
         Returns
@@ -210,10 +211,10 @@ class SimulationResult:
         final = self.final_regret
         n = final.shape[1]
         sem = final.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.full(final.shape[0], np.nan)
-        return [(name, float(m), float(s)) for name, m, s in zip(self.names, final.mean(axis=1), sem)]
+        return [(name, float(m), float(s)) for name, m, s in zip(self.names, final.mean(axis=1), sem, strict=False)]
 
 
-def check_learners(learners: Any) -> List[CascadeLearner]:
+def check_learners(learners: Any) -> list[CascadeLearner]:
     """The learners of a simulation as a non-empty list (one learner alone is refused with a hint)."""
     if isinstance(learners, CascadeLearner):
         raise TypeError(
@@ -221,7 +222,7 @@ def check_learners(learners: Any) -> List[CascadeLearner]:
         )
     if isinstance(learners, (str, bytes)) or not hasattr(learners, "__iter__"):
         raise TypeError(f"learners: expected a list of learners, got {type(learners).__name__}")
-    checked: List[CascadeLearner] = list(learners)
+    checked: list[CascadeLearner] = list(learners)
     if not checked:
         raise ValueError("learners: expected at least one learner")
     for j, learner in enumerate(checked):
@@ -234,13 +235,15 @@ def check_result_size(n_learners: int, n_seeds: int, T: int, K: int, record: boo
     """Refuse up front a simulation whose results exceed ``paperkernels.limits.max_result_bytes``."""
     entries = n_learners * n_seeds * T
     check_result_bytes(
-        8 * entries, "T, n_seeds",
+        8 * entries,
+        "T, n_seeds",
         f"the regret array of {n_learners} learners x {n_seeds} runs x {T} rounds",
         "simulate fewer runs per call (first_run=) or fewer rounds",
     )
     if record:
         check_result_bytes(
-            (8 + 4 * K + 1) * entries, "record",
+            (8 + 4 * K + 1) * entries,
+            "record",
             f"the regret and the recorded cascades and clicks of {n_learners} learners x {n_seeds} runs x {T} rounds",
             "record fewer runs or rounds per call",
         )
@@ -252,7 +255,7 @@ def simulate(
     T: int,
     n_seeds: int = 1,
     seed: SeedLike = None,
-    n_threads: Optional[int] = None,
+    n_threads: int | None = None,
     *,
     record: bool = False,
     first_run: int = 0,
@@ -333,8 +336,21 @@ def simulate(
     specs = [l._spec(env.K, model.n_topics, model.n_features) for l in learners]
     optimal = env.optimal
     regret, cascades, clicks = _core.cascade.simulate(
-        model.X, model.topics, env.click_table, _STATE_KIND[model.state], model.n_topics, env.K,
-        optimal.value, specs, T, n_seeds, seed_value, threads, bool(record), MAX_STATES, first_run,
+        model.X,
+        model.topics,
+        env.click_table,
+        _STATE_KIND[model.state],
+        model.n_topics,
+        env.K,
+        optimal.value,
+        specs,
+        T,
+        n_seeds,
+        seed_value,
+        threads,
+        bool(record),
+        MAX_STATES,
+        first_run,
     )
     return SimulationResult(
         regret=regret,
@@ -385,7 +401,9 @@ def click_uniforms(seed: int, run: int, T: int, n_items: int) -> np.ndarray:
     run = as_int(run, "run", low=0, high=2**64 - 1)
     T = as_int(T, "T", low=0)
     n_items = as_int(n_items, "n_items", low=1)
-    check_result_bytes(8 * T * n_items, "T, n_items", f"the uniforms of {T} rounds x {n_items} items", "ask for fewer rounds")
+    check_result_bytes(
+        8 * T * n_items, "T, n_items", f"the uniforms of {T} rounds x {n_items} items", "ask for fewer rounds"
+    )
     uniforms: np.ndarray = _core.common.random_uniform(seed_value, run, T * n_items).reshape(T, n_items)
     return uniforms
 
@@ -397,7 +415,7 @@ def plot_regret(
     band: str = "sem",
     width: float = 1.96,
     cumulative: bool = True,
-    every: Optional[int] = None,
+    every: int | None = None,
 ) -> Any:
     """Mean regret curves with a shaded band, one per learner (needs matplotlib).
 
@@ -448,7 +466,7 @@ def plot_regret(
     rounds = np.arange(1, T + 1)[::step]
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4.0))
-    for name, runs in zip(result.names, curves):
+    for name, runs in zip(result.names, curves, strict=False):
         runs = runs[:, ::step]
         mean = runs.mean(axis=0)
         (line,) = ax.plot(rounds, mean, label=name)

@@ -2,8 +2,9 @@
 
 import copy
 import numbers
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -53,7 +54,7 @@ class PathCVResult:
     se: np.ndarray
     best_m: int
     best_k: int
-    estimator: Optional[EnsembleForwardSelection]
+    estimator: EnsembleForwardSelection | None
 
 
 def _clone(estimator: EnsembleForwardSelection, **params: Any) -> EnsembleForwardSelection:
@@ -63,8 +64,10 @@ def _clone(estimator: EnsembleForwardSelection, **params: Any) -> EnsembleForwar
     return type(estimator)(**fresh).set_params(**params)
 
 
-_CV_EXPECTED = ("an int >= 2, a splitter with a split(X, y) method, or an iterable of (train, test) pairs "
-                "of index arrays or boolean masks")
+_CV_EXPECTED = (
+    "an int >= 2, a splitter with a split(X, y) method, or an iterable of (train, test) pairs "
+    "of index arrays or boolean masks"
+)
 
 
 def _fold_part(part: Any, n_samples: int, fold: int, which: str) -> np.ndarray:
@@ -74,32 +77,37 @@ def _fold_part(part: Any, n_samples: int, fold: int, which: str) -> np.ndarray:
     arr = plain_array(part, where)
     if arr.dtype == np.bool_:
         if arr.shape != (n_samples,):
-            raise ValueError(f"{where}: a boolean mask must have shape ({n_samples},) (one entry per sample), "
-                             f"got shape {arr.shape}")
+            raise ValueError(
+                f"{where}: a boolean mask must have shape ({n_samples},) (one entry per sample), got shape {arr.shape}"
+            )
         indices = np.flatnonzero(arr)
     elif arr.dtype.kind in "iu":
         if arr.ndim != 1:
             raise ValueError(f"{where}: expected a 1-d array of sample indices, got shape {arr.shape}")
         if arr.size and (arr.min() < 0 or arr.max() >= n_samples):
-            raise ValueError(f"{where}: expected sample indices in [0, {n_samples}), got values in "
-                             f"[{arr.min()}, {arr.max()}]")
+            raise ValueError(
+                f"{where}: expected sample indices in [0, {n_samples}), got values in [{arr.min()}, {arr.max()}]"
+            )
         indices = arr.astype(np.intp, copy=False)
     elif arr.size == 0 and arr.dtype.kind == "f":  # an empty list
         indices = np.empty(0, dtype=np.intp)
     else:
-        raise TypeError(f"{where}: expected integer sample indices or a boolean mask, got an array of dtype "
-                        f"{arr.dtype}")
+        raise TypeError(
+            f"{where}: expected integer sample indices or a boolean mask, got an array of dtype {arr.dtype}"
+        )
     if indices.size == 0:
         raise ValueError(f"{where}: selects no sample")
     return indices
 
 
-def _folds(cv: Any, X: np.ndarray, y: np.ndarray, n_samples: int, random_state: SeedLike) -> List[Tuple[np.ndarray, np.ndarray]]:
+def _folds(
+    cv: Any, X: np.ndarray, y: np.ndarray, n_samples: int, random_state: SeedLike
+) -> list[tuple[np.ndarray, np.ndarray]]:
     if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
         n_folds = as_int(cv, "cv", low=2, high=n_samples)
         order = np.random.default_rng(as_seed(random_state, "random_state")).permutation(n_samples)
         tests = np.array_split(order, n_folds)
-        return [(np.sort(np.concatenate(tests[:i] + tests[i + 1:])), np.sort(test)) for i, test in enumerate(tests)]
+        return [(np.sort(np.concatenate(tests[:i] + tests[i + 1 :])), np.sort(test)) for i, test in enumerate(tests)]
     if isinstance(cv, (str, bytes, bool, np.bool_, numbers.Number)) or cv is None:
         raise TypeError(f"cv: expected {_CV_EXPECTED}, got {cv!r}")
     splits = cv.split(X, y) if callable(getattr(cv, "split", None)) else cv
@@ -125,9 +133,9 @@ def cross_validate_path(
     estimator: EnsembleForwardSelection,
     X: ArrayLike,
     y: ArrayLike,
-    m_values: Union[int, float, str, None, Sequence[Union[int, float, str, None]]],
+    m_values: int | float | str | None | Sequence[int | float | str | None],
     *,
-    cv: Union[int, Any, Iterable[Tuple[np.ndarray, np.ndarray]]] = 5,
+    cv: int | Any | Iterable[tuple[np.ndarray, np.ndarray]] = 5,
     random_state: SeedLike = None,
     refit: bool = True,
 ) -> PathCVResult:

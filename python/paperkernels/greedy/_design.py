@@ -8,10 +8,10 @@ design is built, as an extra column of the Gram computation).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Tuple, Union
-
 import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +36,7 @@ def resolve_k(k: Any, n_features: int) -> int:
     return steps
 
 
-def fit_memory(n_learners: int, k: int, n_features: int, n_threads: int, runs: int) -> Tuple[int, int]:
+def fit_memory(n_learners: int, k: int, n_features: int, n_threads: int, runs: int) -> tuple[int, int]:
     """Bytes of one ensemble fit: (per-learner part, the rest). The per-learner results (active sets,
     gains, packed coefficients by step, and the temporaries of the selection frequencies); the
     coefficient path and the selection frequencies, (k + 1) p and k p values; and the workspaces of
@@ -51,9 +51,11 @@ def check_fit_memory(n_learners: int, k: int, n_features: int, n_threads: int, m
     """Refuse up front a fit whose results and workspaces would exceed ``limits.max_result_bytes``."""
     runs = 1 if m >= n_features else n_learners
     per_learner, rest = fit_memory(n_learners, k, n_features, n_threads, runs)
-    what = (f"a fit of {n_learners} learners of k = {k} steps over {n_features} features (per-learner results, "
-            f"the (k + 1, p) coefficient path, the (k, p) selection frequencies and "
-            f"{min(n_threads, runs)} learner workspaces of p k values)")
+    what = (
+        f"a fit of {n_learners} learners of k = {k} steps over {n_features} features (per-learner results, "
+        f"the (k + 1, p) coefficient path, the (k, p) selection frequencies and "
+        f"{min(n_threads, runs)} learner workspaces of p k values)"
+    )
     if rest > limits.max_result_bytes:
         check_result_bytes(rest, "k", what, "use a smaller k (or fewer threads, n_jobs)")
     check_result_bytes(per_learner + rest, "n_estimators", what, "use fewer estimators or a smaller k")
@@ -62,7 +64,8 @@ def check_fit_memory(n_learners: int, k: int, n_features: int, n_threads: int, m
 def check_gram_memory(n_features: int) -> None:
     """Refuse up front a Gram matrix above ``limits.max_result_bytes``."""
     check_result_bytes(
-        8 * n_features * n_features, "precompute",
+        8 * n_features * n_features,
+        "precompute",
         f"the Gram matrix of {n_features} features ({n_features} x {n_features} float64)",
         "pass precompute=False or 'auto' (the learners then compute the Gram entries they need from the data)",
     )
@@ -104,7 +107,7 @@ def resolve_m(m: Any, n_features: int) -> int:
     raise TypeError(f"m: expected an int, a float, 'sqrt' or None, got {type(m).__name__} {m!r}")
 
 
-def use_gram(precompute: Union[str, bool], n_samples: int, n_features: int, k: int, m: int, n_learners: int) -> bool:
+def use_gram(precompute: str | bool, n_samples: int, n_features: int, k: int, m: int, n_learners: int) -> bool:
     """Whether to build the Gram matrix: cheaper when the learners together touch it often enough.
 
     The Gram costs ~ n p^2 / 2 multiply-adds once; without it each learner computes the Gram
@@ -135,8 +138,9 @@ class Response:
 class CentredDesign:
     """X centred (or not), in the layout the C++ core wants, ready to be fitted to any y."""
 
-    def __init__(self, X: np.ndarray, *, fit_intercept: bool, gram: bool, n_threads: int = 1,
-                 y: Optional[np.ndarray] = None) -> None:
+    def __init__(
+        self, X: np.ndarray, *, fit_intercept: bool, gram: bool, n_threads: int = 1, y: np.ndarray | None = None
+    ) -> None:
         """``y``, if given, is prepared along with the Gram matrix (``X^T y`` as its extra column), and
         :meth:`response` of that same array object returns it without another pass over X."""
         # One memory layout for every input layout.
@@ -144,9 +148,9 @@ class CentredDesign:
         self.n_samples, self.n_features = X.shape
         self.fit_intercept = fit_intercept
         self.x_mean = X.mean(axis=0) if fit_intercept else np.zeros(self.n_features)
-        self.gram: Optional[np.ndarray] = None
-        self.xt: Optional[np.ndarray] = None
-        self._prepared: Optional[Tuple[np.ndarray, Response]] = None  # (y, its Response)
+        self.gram: np.ndarray | None = None
+        self.xt: np.ndarray | None = None
+        self._prepared: tuple[np.ndarray, Response] | None = None  # (y, its Response)
         with np.errstate(over="ignore", invalid="ignore"):
             if gram:
                 # Our own kernels (not BLAS): the same Gram matrix and X^T y, bit for bit, whatever
@@ -170,7 +174,7 @@ class CentredDesign:
             raise ValueError("X: values too large, sums of squares overflow float64; rescale X")
 
     @property
-    def _mean(self) -> Optional[np.ndarray]:
+    def _mean(self) -> np.ndarray | None:
         return self.x_mean if self.fit_intercept else None
 
     def check_columns(self, X: np.ndarray) -> None:
@@ -211,21 +215,21 @@ class CentredDesign:
             xty = self.xt @ y_centred
         return xty
 
-    def _centre(self, y: np.ndarray) -> Tuple[float, np.ndarray]:
+    def _centre(self, y: np.ndarray) -> tuple[float, np.ndarray]:
         y = np.asarray(y, dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
             y_mean = float(y.mean()) if self.fit_intercept else 0.0
             return y_mean, np.ascontiguousarray(y - y_mean)
 
     @staticmethod
-    def _checked_response(y_mean: float, y_centred: np.ndarray, xty: np.ndarray) -> "Response":
+    def _checked_response(y_mean: float, y_centred: np.ndarray, xty: np.ndarray) -> Response:
         with np.errstate(over="ignore", invalid="ignore"):
             y_sq = float(y_centred @ y_centred)
         if not (np.isfinite(y_sq) and np.all(np.isfinite(xty))):
             raise ValueError("y: values too large, sums of squares overflow float64; rescale y")
         return Response(y_mean, xty)
 
-    def response(self, y: np.ndarray) -> "Response":
+    def response(self, y: np.ndarray) -> Response:
         """The response as the learners see it: its mean and ``X_c^T y_c``. Computed once per fit
         and handed to every range of learners, so that learners fitted anywhere see the same
         numbers (without a Gram matrix ``X_c^T y_c`` is a BLAS call, whose rounding may depend on
@@ -237,29 +241,52 @@ class CentredDesign:
             xty = self.xty(y_centred)
         return self._checked_response(y_mean, y_centred, xty)
 
-    def fit(self, y: np.ndarray, *, k: int, m: int, n_learners: int, criterion: str, tol: float, seed: int,
-            n_threads: int) -> EnsemblePath:
+    def fit(
+        self, y: np.ndarray, *, k: int, m: int, n_learners: int, criterion: str, tol: float, seed: int, n_threads: int
+    ) -> EnsemblePath:
         """Fit learners 0 .. n_learners - 1 (learner b draws from stream b of ``seed``) and average
         their paths."""
-        return self.fit_learners(self.response(y), k=k, m=m, n_learners=n_learners, criterion=criterion, tol=tol,
-                                 seed=seed, n_threads=n_threads)
+        return self.fit_learners(
+            self.response(y),
+            k=k,
+            m=m,
+            n_learners=n_learners,
+            criterion=criterion,
+            tol=tol,
+            seed=seed,
+            n_threads=n_threads,
+        )
 
-    def fit_learners(self, response: "Response", *, k: int, m: int, n_learners: int, criterion: str, tol: float,
-                     seed: int, n_threads: int, first_learner: int = 0) -> EnsemblePath:
+    def fit_learners(
+        self,
+        response: Response,
+        *,
+        k: int,
+        m: int,
+        n_learners: int,
+        criterion: str,
+        tol: float,
+        seed: int,
+        n_threads: int,
+        first_learner: int = 0,
+    ) -> EnsemblePath:
         """Fit learners ``first_learner .. first_learner + n_learners - 1`` on a prepared response."""
         code = CRITERIA[criterion]  # a _core.greedy.Criterion member
         xty = response.xty
         if self.gram is not None:
-            path, active, coef, gains = _core.greedy.fit_gram(self.gram, xty, k, m, code, tol, seed, n_learners,
-                                                                 n_threads, first_learner)
+            path, active, coef, gains = _core.greedy.fit_gram(
+                self.gram, xty, k, m, code, tol, seed, n_learners, n_threads, first_learner
+            )
         else:
             assert self.xt is not None  # the design holds either the Gram matrix or the transposed data
-            path, active, coef, gains = _core.greedy.fit_columns(self.xt, xty, self.col_sq, k, m, code, tol, seed,
-                                                                    n_learners, n_threads, first_learner)
+            path, active, coef, gains = _core.greedy.fit_columns(
+                self.xt, xty, self.col_sq, k, m, code, tol, seed, n_learners, n_threads, first_learner
+            )
         return self._path(path, response.y_mean, active, gains, coef)
 
-    def _path(self, path: np.ndarray, y_mean: float, active: np.ndarray, gains: np.ndarray,
-              coef: np.ndarray) -> EnsemblePath:
+    def _path(
+        self, path: np.ndarray, y_mean: float, active: np.ndarray, gains: np.ndarray, coef: np.ndarray
+    ) -> EnsemblePath:
         intercept_path = y_mean - path @ self.x_mean if self.fit_intercept else np.zeros(path.shape[0])
         return EnsemblePath(path, intercept_path, active, gains, coef)
 

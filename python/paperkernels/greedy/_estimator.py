@@ -1,6 +1,6 @@
 """EnsembleForwardSelection: a scikit-learn regressor averaging randomized forward selections."""
 
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -115,14 +115,14 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
 
     def __init__(
         self,
-        k: Optional[int] = None,
-        m: Union[int, float, str, None] = 0.33,
+        k: int | None = None,
+        m: int | float | str | None = 0.33,
         n_estimators: int = 500,
         criterion: str = "fs",
         fit_intercept: bool = True,
-        random_state: Union[None, int, np.random.Generator, np.random.RandomState] = None,
-        n_jobs: Optional[int] = None,
-        precompute: Union[str, bool] = "auto",
+        random_state: None | int | np.random.Generator | np.random.RandomState = None,
+        n_jobs: int | None = None,
+        precompute: str | bool = "auto",
         tol: float = 1e-10,
     ) -> None:
         self.k = k
@@ -137,7 +137,7 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
 
     # -- parameters ------------------------------------------------------------------------------
 
-    def _checked_params(self, n_samples: int, n_features: int) -> Dict[str, Any]:
+    def _checked_params(self, n_samples: int, n_features: int) -> dict[str, Any]:
         if n_samples < 2:
             raise ValueError(f"X: expected at least 2 samples, got n_samples = {n_samples}")
         k = resolve_k(self.k, n_features)
@@ -159,10 +159,9 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
             precompute=precompute,
         )
 
-    def _design(self, X: np.ndarray, params: Dict[str, Any], y: Optional[np.ndarray] = None) -> CentredDesign:
+    def _design(self, X: np.ndarray, params: dict[str, Any], y: np.ndarray | None = None) -> CentredDesign:
         gram = use_gram(params["precompute"], X.shape[0], X.shape[1], params["k"], params["m"], params["n_learners"])
-        return CentredDesign(X, fit_intercept=bool(self.fit_intercept), gram=gram, n_threads=params["n_threads"],
-                             y=y)
+        return CentredDesign(X, fit_intercept=bool(self.fit_intercept), gram=gram, n_threads=params["n_threads"], y=y)
 
     # -- fitting and prediction ------------------------------------------------------------------
 
@@ -201,14 +200,18 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         """
         X, y, params, seed, design = self._prepare_fit(X, y)
         result = design.fit(
-            y, k=params["k"], m=params["m"], n_learners=params["n_learners"], criterion=params["criterion"],
-            tol=params["tol"], seed=seed, n_threads=params["n_threads"],
+            y,
+            k=params["k"],
+            m=params["m"],
+            n_learners=params["n_learners"],
+            criterion=params["criterion"],
+            tol=params["tol"],
+            seed=seed,
+            n_threads=params["n_threads"],
         )
         return self._finish_fit(result, params, X.shape[1])
 
-    def _prepare_fit(
-        self, X: Any, y: Any
-    ) -> Tuple[np.ndarray, np.ndarray, Dict[str, Any], int, CentredDesign]:
+    def _prepare_fit(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, dict[str, Any], int, CentredDesign]:
         """Validated data, parameters, seed and centred design of a fit (shared with distributed fits)."""
         X, y = validate(self, X, y, reset=True)
         assert y is not None  # validate() refuses a fit without y
@@ -218,7 +221,7 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         design.check_columns(X)
         return X, y, params, seed, design
 
-    def _finish_fit(self, result: EnsemblePath, params: Dict[str, Any], n_features: int) -> "EnsembleForwardSelection":
+    def _finish_fit(self, result: EnsemblePath, params: dict[str, Any], n_features: int) -> "EnsembleForwardSelection":
         self.m_ = params["m"]
         self.coef_path_ = result.coef_path
         self.intercept_path_ = result.intercept_path
@@ -229,13 +232,13 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         self.feature_importances_ = importances(result.active, result.gains, n_features)
         return self
 
-    def _step(self, k: Optional[int]) -> int:
+    def _step(self, k: int | None) -> int:
         n_steps: int = self.coef_path_.shape[0] - 1
         if k is None:
             return n_steps
         return as_int(k, "k", low=0, high=n_steps)
 
-    def predict(self, X: ArrayLike, k: Optional[int] = None) -> np.ndarray:
+    def predict(self, X: ArrayLike, k: int | None = None) -> np.ndarray:
         """Predictions of the ensemble after ``k`` steps (default: all ``k`` steps of the fit).
 
         Parameters
@@ -356,4 +359,3 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
             )
         errors: np.ndarray = np.mean((targets[:, None] - predictions) ** 2, axis=0)
         return errors
-

@@ -1,6 +1,6 @@
 """Weight curves: asymptotic rank weights between their logistic bounds (matplotlib optional)."""
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -10,8 +10,15 @@ from .._validation import as_array, as_int
 from ._theory import asymptotic_weights, exact_weights, logistic_bounds
 
 
-def plot_weights(k: int, gamma: float, *, p: Optional[int] = None, n_ranks: Optional[int] = None, ax: Any = None,
-                 empirical: Optional[ArrayLike] = None) -> Any:
+def plot_weights(
+    k: int,
+    gamma: float,
+    *,
+    p: int | None = None,
+    n_ranks: int | None = None,
+    ax: Any = None,
+    empirical: ArrayLike | None = None,
+) -> Any:
     """Plot the rank weights ``w_j`` against the rank j.
 
     Draws the asymptotic weights for ``(k, gamma)``, the band between their logistic bounds and,

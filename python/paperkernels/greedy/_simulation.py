@@ -8,8 +8,9 @@ unbiased; centring the fits on their Monte Carlo mean removes the large but mean
 the degrees of freedom.
 """
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -96,7 +97,7 @@ class BiasVariance:
     sigma: float
     n_replicates: int
 
-    def report(self, report: Optional[Report] = None) -> None:
+    def report(self, report: Report | None = None) -> None:
         """Print the decomposition as a table.
 
         Parameters
@@ -122,8 +123,9 @@ class BiasVariance:
         report = report if report is not None else Report()
         rows = [
             [int(t), float(b), float(v), float(r), float(e), float(d), float(s)]
-            for t, b, v, r, e, d, s in zip(self.k, self.bias2, self.variance, self.risk, self.train_error, self.df,
-                                           self.df_se)
+            for t, b, v, r, e, d, s in zip(
+                self.k, self.bias2, self.variance, self.risk, self.train_error, self.df, self.df_se, strict=False
+            )
         ]
         report.table(["k", "bias^2", "variance", "risk", "train err", "df", "df se"], rows)
 
@@ -131,14 +133,17 @@ class BiasVariance:
 def _check_replicates(n_replicates: int, length: int, fixed: int = 0) -> None:
     """The covariance estimate keeps every replicate's noise vector (and ``length`` values in all per
     replicate), besides ``fixed`` values: refuse what would not fit."""
-    check_result_bytes(8 * (n_replicates * length + fixed), "n_replicates",
-                       f"{n_replicates} replicates of {length} noise and result values",
-                       "use fewer replicates and average independent runs")
+    check_result_bytes(
+        8 * (n_replicates * length + fixed),
+        "n_replicates",
+        f"{n_replicates} replicates of {length} noise and result values",
+        "use fewer replicates and average independent runs",
+    )
 
 
 def _simulation_inputs(
     estimator: EnsembleForwardSelection, X: Any, mu: Any, sigma: Any, n_replicates: Any, random_state: Any
-) -> Tuple[np.ndarray, np.ndarray, float, int, Dict[str, Any], CentredDesign, np.random.Generator]:
+) -> tuple[np.ndarray, np.ndarray, float, int, dict[str, Any], CentredDesign, np.random.Generator]:
     X = as_array(X, "X", ndim=2)
     n, p = X.shape
     mu = as_array(mu, "mu", shape=(n,))
@@ -149,8 +154,7 @@ def _simulation_inputs(
     # values, their running mean and spread (n, k + 1) each.
     _check_replicates(n_replicates, n + 2 * (params["k"] + 1), 4 * n * (params["k"] + 1))
     gram = use_gram(params["precompute"], n, p, params["k"], params["m"], params["n_learners"])
-    design = CentredDesign(X, fit_intercept=bool(estimator.fit_intercept), gram=gram,
-                           n_threads=params["n_threads"])
+    design = CentredDesign(X, fit_intercept=bool(estimator.fit_intercept), gram=gram, n_threads=params["n_threads"])
     design.check_columns(X)
     rng = np.random.default_rng(as_seed(random_state, "random_state"))
     return X, mu, sigma, n_replicates, params, design, rng
@@ -161,16 +165,16 @@ class _CovarianceEstimate:
 
     def __init__(self, sigma: float) -> None:
         self.sigma2 = sigma * sigma
-        self.inner: List[np.ndarray] = []  # <fit_r, e_r> per replicate
-        self.noise: List[np.ndarray] = []
-        self.fit_sum: Optional[np.ndarray] = None
+        self.inner: list[np.ndarray] = []  # <fit_r, e_r> per replicate
+        self.noise: list[np.ndarray] = []
+        self.fit_sum: np.ndarray | None = None
 
     def add(self, noise: np.ndarray, fit: np.ndarray) -> None:
         self.inner.append(noise @ fit)
         self.noise.append(noise)
         self.fit_sum = fit.copy() if self.fit_sum is None else self.fit_sum + fit
 
-    def result(self) -> Tuple[np.ndarray, np.ndarray]:
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
         count = len(self.inner)
         assert self.fit_sum is not None, "no replicate added"
         terms = np.array(self.inner) - np.array(self.noise) @ (self.fit_sum / count)
@@ -180,7 +184,7 @@ class _CovarianceEstimate:
 
 def _replicates(
     estimator: EnsembleForwardSelection, X: Any, mu: Any, sigma: Any, n_replicates: Any, random_state: Any
-) -> Iterator[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Yields (noise, y, fitted values along the path (n, k + 1)) for each replicate."""
     X, mu, sigma, n_replicates, params, design, rng = _simulation_inputs(
         estimator, X, mu, sigma, n_replicates, random_state
@@ -190,18 +194,29 @@ def _replicates(
         y = mu + noise
         seed = int(rng.integers(0, 2**64, dtype=np.uint64))
         path = design.fit(
-            y, k=params["k"], m=params["m"], n_learners=params["n_learners"], criterion=params["criterion"],
-            tol=params["tol"], seed=seed, n_threads=params["n_threads"],
+            y,
+            k=params["k"],
+            m=params["m"],
+            n_learners=params["n_learners"],
+            criterion=params["criterion"],
+            tol=params["tol"],
+            seed=seed,
+            n_threads=params["n_threads"],
         )
         yield noise, y, X @ path.coef_path.T + path.intercept_path
 
 
-def _mean_and_se(samples: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def _mean_and_se(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return samples.mean(axis=0), samples.std(axis=0, ddof=1) / np.sqrt(samples.shape[0])
 
 
 def degrees_of_freedom(
-    estimator: EnsembleForwardSelection, X: ArrayLike, mu: ArrayLike, sigma: float, *, n_replicates: int = 200,
+    estimator: EnsembleForwardSelection,
+    X: ArrayLike,
+    mu: ArrayLike,
+    sigma: float,
+    *,
+    n_replicates: int = 200,
     random_state: SeedLike = None,
 ) -> DegreesOfFreedom:
     """Monte Carlo degrees of freedom of an :class:`EnsembleForwardSelection` along its path.
@@ -255,7 +270,12 @@ def degrees_of_freedom(
 
 
 def bias_variance(
-    estimator: EnsembleForwardSelection, X: ArrayLike, mu: ArrayLike, sigma: float, *, n_replicates: int = 200,
+    estimator: EnsembleForwardSelection,
+    X: ArrayLike,
+    mu: ArrayLike,
+    sigma: float,
+    *,
+    n_replicates: int = 200,
     random_state: SeedLike = None,
 ) -> BiasVariance:
     """Monte Carlo bias/variance decomposition, training error and df along the path.
@@ -299,8 +319,8 @@ def bias_variance(
     True
     """
     count = 0
-    mean: Optional[np.ndarray] = None
-    sum_sq: Optional[np.ndarray] = None
+    mean: np.ndarray | None = None
+    sum_sq: np.ndarray | None = None
     covariance = _CovarianceEstimate(float(sigma))
     train = []
     for noise, y, fitted in _replicates(estimator, X, mu, sigma, n_replicates, random_state):
@@ -335,8 +355,10 @@ def bias_variance(
 
 MAX_ORTHOGONAL_FEATURES = 2_000_000
 
-def degrees_of_freedom_orthogonal(theta: ArrayLike, sigma: float, k: int, m: int, *, n_replicates: int = 2000,
-                                  random_state: SeedLike = None) -> DegreesOfFreedom:
+
+def degrees_of_freedom_orthogonal(
+    theta: ArrayLike, sigma: float, k: int, m: int, *, n_replicates: int = 2000, random_state: SeedLike = None
+) -> DegreesOfFreedom:
     """Degrees of freedom of the infinite ensemble under an orthogonal design, by exact weights.
 
     With ``X^T X = I`` the sufficient statistic is ``z = X^T y ~ N(theta, sigma^2 I)`` and the
@@ -381,8 +403,10 @@ def degrees_of_freedom_orthogonal(theta: ArrayLike, sigma: float, k: int, m: int
     if p > MAX_ORTHOGONAL_FEATURES:
         # One replicate sorts p values in numpy without a chance to see Ctrl-C; past this size a
         # single sort takes about a second.
-        raise ValueError(f"theta: expected at most MAX_ORTHOGONAL_FEATURES = {MAX_ORTHOGONAL_FEATURES} "
-                         f"features (paperkernels.greedy._simulation.MAX_ORTHOGONAL_FEATURES), got {p}")
+        raise ValueError(
+            f"theta: expected at most MAX_ORTHOGONAL_FEATURES = {MAX_ORTHOGONAL_FEATURES} "
+            f"features (paperkernels.greedy._simulation.MAX_ORTHOGONAL_FEATURES), got {p}"
+        )
     sigma = as_float(sigma, "sigma", low=0.0, low_open=True)
     n_replicates = as_int(n_replicates, "n_replicates", low=2)
     _check_replicates(n_replicates, p)

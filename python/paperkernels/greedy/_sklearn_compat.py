@@ -14,7 +14,7 @@ import html
 import importlib.util
 import inspect
 import numbers
-from typing import Any, Dict, List, Optional, Protocol, Tuple, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -32,10 +32,10 @@ def _sklearn_installed() -> bool:
 HAVE_SKLEARN = _sklearn_installed()
 """Whether scikit-learn can be imported (checked without importing it)."""
 
-_SKLEARN: Dict[str, Any] = {}
+_SKLEARN: dict[str, Any] = {}
 
 
-def _sklearn() -> Optional[Dict[str, Any]]:
+def _sklearn() -> dict[str, Any] | None:
     """The pieces of scikit-learn used here, imported on the first call; None without scikit-learn."""
     if not HAVE_SKLEARN:
         return None
@@ -48,8 +48,11 @@ def _sklearn() -> Optional[Dict[str, Any]]:
             _SKLEARN.update(module=None)
             return None
         # validate_data: scikit-learn >= 1.6 (1.3 - 1.5 validate through BaseEstimator._validate_data).
-        _SKLEARN.update(module=sklearn, NotFittedError=exceptions.NotFittedError,
-                        validate_data=getattr(validation, "validate_data", None))
+        _SKLEARN.update(
+            module=sklearn,
+            NotFittedError=exceptions.NotFittedError,
+            validate_data=getattr(validation, "validate_data", None),
+        )
     return _SKLEARN if _SKLEARN["module"] is not None else None
 
 
@@ -78,13 +81,13 @@ class BaseEstimator:
     parameters and the estimator tags, without importing scikit-learn."""
 
     @classmethod
-    def _get_param_names(cls) -> List[str]:
+    def _get_param_names(cls) -> list[str]:
         signature = inspect.signature(cls.__init__)
         return sorted(name for name in signature.parameters if name != "self")
 
-    def get_params(self, deep: bool = True) -> Dict[str, Any]:
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Parameters of this estimator, by name (as in ``__init__``)."""
-        out: Dict[str, Any] = {}
+        out: dict[str, Any] = {}
         for name in self._get_param_names():
             value = getattr(self, name)
             if deep and hasattr(value, "get_params") and not isinstance(value, type):
@@ -106,7 +109,8 @@ class BaseEstimator:
     def __repr__(self) -> str:
         defaults = inspect.signature(type(self).__init__).parameters
         changed = [
-            f"{n}={v!r}" for n, v in self.get_params(deep=False).items()
+            f"{n}={v!r}"
+            for n, v in self.get_params(deep=False).items()
             if defaults[n].default is not v and not (isinstance(v, (int, float, str)) and defaults[n].default == v)
         ]
         return f"{type(self).__name__}({', '.join(changed)})"
@@ -122,14 +126,19 @@ class BaseEstimator:
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import Tags, TargetTags
 
-        return Tags(estimator_type=None, target_tags=TargetTags(required=False), transformer_tags=None,
-                    regressor_tags=None, classifier_tags=None)
+        return Tags(
+            estimator_type=None,
+            target_tags=TargetTags(required=False),
+            transformer_tags=None,
+            regressor_tags=None,
+            classifier_tags=None,
+        )
 
     # The tags of scikit-learn 1.3 - 1.5.
-    def _more_tags(self) -> Dict[str, Any]:
+    def _more_tags(self) -> dict[str, Any]:
         return {}
 
-    def _get_tags(self) -> Dict[str, Any]:
+    def _get_tags(self) -> dict[str, Any]:
         from sklearn.utils._tags import _DEFAULT_TAGS
 
         tags = dict(_DEFAULT_TAGS)
@@ -170,7 +179,7 @@ class RegressorMixin:
         tags.target_tags.required = True
         return tags
 
-    def _more_tags(self) -> Dict[str, Any]:
+    def _more_tags(self) -> dict[str, Any]:
         return {"requires_y": True}
 
     def score(self: _Predictor, X: Any, y: Any, sample_weight: Any = None) -> float:
@@ -188,7 +197,7 @@ class RegressorMixin:
         return 1.0 - ss_res / ss_tot if ss_tot > 0 else (1.0 if ss_res == 0 else 0.0)
 
 
-def _feature_names(X: Any) -> Optional[np.ndarray]:
+def _feature_names(X: Any) -> np.ndarray | None:
     columns = getattr(X, "columns", None)
     if columns is None:
         return None
@@ -210,7 +219,7 @@ def _as_float_matrix(X: Any, name: str) -> np.ndarray:
         raise TypeError(f"{name}: expected numbers that convert to float64 ({exc})") from None
 
 
-def _validate_without_sklearn(estimator: Any, X: Any, y: Any, reset: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+def _validate_without_sklearn(estimator: Any, X: Any, y: Any, reset: bool) -> tuple[np.ndarray, np.ndarray | None]:
     names = _feature_names(X)
     X = _as_float_matrix(X, "X")
     if X.ndim != 2:
@@ -253,7 +262,11 @@ def _validate_without_sklearn(estimator: Any, X: Any, y: Any, reset: bool) -> Tu
 
 def _plain_finite_matrix(X: Any) -> bool:
     return (
-        type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] >= 1 and X.shape[1] >= 1
+        type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.shape[0] >= 1
+        and X.shape[1] >= 1
         and bool(np.isfinite(X).all())
     )
 
@@ -263,8 +276,12 @@ def _plain_finite_arrays(X: Any, y: Any) -> bool:
     inputs that every validation path accepts unchanged. Anything else takes the full path (and
     gets its errors and warnings from there)."""
     return (
-        type(y) is np.ndarray and y.dtype == np.float64 and y.ndim == 1 and _plain_finite_matrix(X)
-        and X.shape[0] == y.shape[0] and bool(np.isfinite(y).all())
+        type(y) is np.ndarray
+        and y.dtype == np.float64
+        and y.ndim == 1
+        and _plain_finite_matrix(X)
+        and X.shape[0] == y.shape[0]
+        and bool(np.isfinite(y).all())
     )
 
 
@@ -281,9 +298,9 @@ def _conversion_culprit(X: Any, y: Any) -> str:
 
 
 def _validate_with_sklearn(
-    sk: Dict[str, Any], estimator: Any, X: Any, y: Any, reset: bool
-) -> Tuple[np.ndarray, Optional[np.ndarray]]:
-    kwargs: Dict[str, Any] = dict(dtype=np.float64, y_numeric=True, ensure_min_samples=1)
+    sk: dict[str, Any], estimator: Any, X: Any, y: Any, reset: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    kwargs: dict[str, Any] = dict(dtype=np.float64, y_numeric=True, ensure_min_samples=1)
     if y is None:
         kwargs = dict(dtype=np.float64)
     target = y if y is not None else "no_validation"
@@ -299,11 +316,11 @@ def _validate_with_sklearn(
     except Exception as exc:  # e.g. an __array__ that raises: not the caller's fault to decode
         name = _conversion_culprit(X, y)
         raise TypeError(f"{name}: expected an array-like of numbers ({type(exc).__name__}: {exc})") from None
-    validated: Tuple[np.ndarray, Optional[np.ndarray]] = out if y is not None else (out, None)
+    validated: tuple[np.ndarray, np.ndarray | None] = out if y is not None else (out, None)
     return validated
 
 
-def validate(estimator: Any, X: Any, y: Any = None, *, reset: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+def validate(estimator: Any, X: Any, y: Any = None, *, reset: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """Validated float64 X (and y) following scikit-learn's conventions; sets or checks
     ``n_features_in_`` and ``feature_names_in_``."""
     if X is None:
@@ -319,8 +336,13 @@ def validate(estimator: Any, X: Any, y: Any = None, *, reset: bool) -> Tuple[np.
         if hasattr(estimator, "feature_names_in_"):
             del estimator.feature_names_in_
         return X, y
-    if (not reset and y is None and _plain_finite_matrix(X) and not hasattr(estimator, "feature_names_in_")
-            and X.shape[1] == getattr(estimator, "n_features_in_", None)):
+    if (
+        not reset
+        and y is None
+        and _plain_finite_matrix(X)
+        and not hasattr(estimator, "feature_names_in_")
+        and X.shape[1] == getattr(estimator, "n_features_in_", None)
+    ):
         return X, None  # likewise for prediction on a plain array, after a fit without feature names
     sk = _sklearn()
     if sk is not None:

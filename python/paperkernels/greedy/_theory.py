@@ -6,7 +6,6 @@ rank-``r`` feature is selected within ``k`` steps.
 """
 
 import math
-from typing import Optional, Tuple
 
 import numpy as np
 
@@ -86,8 +85,12 @@ def exact_weights(k: int, m: int, p: int) -> np.ndarray:
     k = as_int(k, "k", low=0, high=p)
     m = as_int(m, "m", low=1, high=p)
     _check_work(k, p, "p", "for large p use asymptotic_weights(k, m / p), its p -> infinity limit")
-    check_result_bytes(8 * _EXACT_TEMPORARIES * p, "p", f"the exact weights of {p} ranks and their recursion",
-                       "for large p use asymptotic_weights(k, m / p), its p -> infinity limit")
+    check_result_bytes(
+        8 * _EXACT_TEMPORARIES * p,
+        "p",
+        f"the exact weights of {p} ranks and their recursion",
+        "for large p use asymptotic_weights(k, m / p), its p -> infinity limit",
+    )
     previous = np.zeros(p - k)  # W(0, j, p - k) = 0 for ranks 1..p-k
     for i in range(1, k + 1):
         q = p - k + i
@@ -120,7 +123,7 @@ def _default_n_ranks(k: int, gamma: float) -> int:
     return k + min(extra, _MAX_EXTRA_RANKS)
 
 
-def asymptotic_weights(k: int, gamma: float, n_ranks: Optional[int] = None) -> np.ndarray:
+def asymptotic_weights(k: int, gamma: float, n_ranks: int | None = None) -> np.ndarray:
     """Rank weights in the limit p -> infinity with m / p -> gamma.
 
     ``w~^{(i)}_j = gamma (1-gamma)^{j-1} + (1-gamma)^j w~^{(i-1)}_j + (1 - (1-gamma)^{j-1}) w~^{(i-1)}_{j-1}``,
@@ -167,7 +170,7 @@ def asymptotic_weights(k: int, gamma: float, n_ranks: Optional[int] = None) -> n
     return w
 
 
-def logistic_bounds(k: int, gamma: float, n_ranks: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+def logistic_bounds(k: int, gamma: float, n_ranks: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Logistic lower and upper bounds on the asymptotic weights, ranks ``j = 1..n_ranks``.
 
     With ``a = -log(1 - gamma)`` and ``C_k = 1 - (1 - gamma)^k``:

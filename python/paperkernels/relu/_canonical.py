@@ -9,8 +9,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -67,9 +68,17 @@ class CanonicalForm:
     (True, array([Fraction(-1, 1), Fraction(0, 1)], dtype=object))
     """
 
-    def __init__(self, method: str, exact: bool, complete: bool, widths: Tuple[int, ...], parts: Any,
-                 info: Optional[Dict[str, Any]] = None, relative_error: Optional[Tuple[float, ...]] = None,
-                 source: Any = None) -> None:
+    def __init__(
+        self,
+        method: str,
+        exact: bool,
+        complete: bool,
+        widths: tuple[int, ...],
+        parts: Any,
+        info: dict[str, Any] | None = None,
+        relative_error: tuple[float, ...] | None = None,
+        source: Any = None,
+    ) -> None:
         self.method = method
         self.exact = exact
         self.complete = complete
@@ -80,7 +89,7 @@ class CanonicalForm:
         self._source = source
 
     @property
-    def parts(self) -> Dict[str, Any]:
+    def parts(self) -> dict[str, Any]:
         """The canonical parameters by name (see :func:`paperkernels.relu.canonical_form`).
 
         Returns
@@ -97,7 +106,7 @@ class CanonicalForm:
         """
         if callable(self._parts):
             self._parts = self._parts()
-        parts: Dict[str, Any] = self._parts
+        parts: dict[str, Any] = self._parts
         return parts
 
     def __repr__(self) -> str:
@@ -111,16 +120,16 @@ class CanonicalForm:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __getstate__(self) -> Dict[str, Any]:
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_parts"] = self.parts  # materialised: the float path's C++ handle does not pickle
         state.pop("_handle", None)
         return state
 
-    def __setstate__(self, state: Dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
-    def __deepcopy__(self, memo: Dict[int, Any]) -> "CanonicalForm":
+    def __deepcopy__(self, memo: dict[int, Any]) -> CanonicalForm:
         import copy
 
         state = copy.deepcopy(self.__getstate__(), memo)
@@ -128,7 +137,7 @@ class CanonicalForm:
         out.__setstate__(state)
         return out
 
-    def to_rational(self) -> "CanonicalForm":
+    def to_rational(self) -> CanonicalForm:
         """The exact version of this form (recomputed in rational arithmetic when needed).
 
         Returns
@@ -170,8 +179,9 @@ class CanonicalForm:
             return _net_allowing_empty_layers(list(p["weights"]), list(p["biases"]))
         if exact.method == "one_hidden_layer":
             return _kinks_to_net(p["kink_weights"], p["kink_biases"], p["kink_outputs"], p["linear"], p["offset"])
-        inner = _kinks_to_net(p["cut_weights"], p["cut_biases"], p["cut_outputs"], p["linear"], p["offset"],
-                              orthant=True)
+        inner = _kinks_to_net(
+            p["cut_weights"], p["cut_biases"], p["cut_outputs"], p["linear"], p["offset"], orthant=True
+        )
         W2, b2, W3, b3 = (inner.weights[0], inner.biases[0], inner.weights[1], inner.biases[1])
         return ReLUNet([p["layer1_weights"], W2, W3], [p["layer1_biases"], b2, b3], dtype="rational")
 
@@ -189,8 +199,9 @@ def _net_allowing_empty_layers(Ws: Sequence[np.ndarray], bs: Sequence[np.ndarray
     return ReLUNet(Ws, bs, dtype="rational")
 
 
-def _kinks_to_net(Wk: np.ndarray, bk: np.ndarray, C: np.ndarray, A: np.ndarray, d: np.ndarray,
-                  orthant: bool = False) -> ReLUNet:
+def _kinks_to_net(
+    Wk: np.ndarray, bk: np.ndarray, C: np.ndarray, A: np.ndarray, d: np.ndarray, orthant: bool = False
+) -> ReLUNet:
     """One hidden layer: kinks plus the linear part A x (as relu(x) - relu(-x), or relu(x) on the orthant)."""
     n_in = A.shape[1]
     n_out = A.shape[0]
@@ -224,7 +235,9 @@ def forms_equal(a: CanonicalForm, b: CanonicalForm) -> bool:
     for key in a.parts:
         x, y = a.parts[key], b.parts[key]
         if isinstance(x, (list, tuple)):
-            if len(x) != len(y) or any(u.shape != v.shape or not np.array_equal(u, v) for u, v in zip(x, y)):
+            if len(x) != len(y) or any(
+                u.shape != v.shape or not np.array_equal(u, v) for u, v in zip(x, y, strict=False)
+            ):
                 return False
         elif x.shape != y.shape or not np.array_equal(x, y):
             return False
@@ -233,7 +246,8 @@ def forms_equal(a: CanonicalForm, b: CanonicalForm) -> bool:
 
 # ---- shared helpers ----------------------------------------------------------------------------
 
-def _int_key(row: Sequence[Fraction]) -> Tuple[int, ...]:
+
+def _int_key(row: Sequence[Fraction]) -> tuple[int, ...]:
     """A hashable exact key of a tuple of Fractions (reduced numerator/denominator pairs)."""
     out = []
     for v in row:
@@ -242,21 +256,21 @@ def _int_key(row: Sequence[Fraction]) -> Tuple[int, ...]:
     return tuple(out)
 
 
-def _first_nonzero(row: Sequence[Any]) -> Optional[int]:
+def _first_nonzero(row: Sequence[Any]) -> int | None:
     for q, v in enumerate(row):
         if v != 0:
             return q
     return None
 
 
-def _stack_rows(rows: List[np.ndarray], width: int) -> np.ndarray:
+def _stack_rows(rows: list[np.ndarray], width: int) -> np.ndarray:
     out = np.empty((len(rows), width), dtype=object)
     for r, row in enumerate(rows):
         out[r] = row
     return out
 
 
-def _columns(cols: List[np.ndarray], height: int) -> np.ndarray:
+def _columns(cols: list[np.ndarray], height: int) -> np.ndarray:
     out = np.empty((height, len(cols)), dtype=object)
     for c, col in enumerate(cols):
         out[:, c] = col
@@ -314,14 +328,22 @@ def choose_method(net: ReLUNet) -> str:
 
 # ---- (a) one hidden layer --------------------------------------------------------------------
 
-def _kink_form(W: np.ndarray, b: np.ndarray, C: np.ndarray, A: np.ndarray, d: np.ndarray, *,
-               orthant_active: Optional[List[bool]] = None) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Dict[str, int]]:
+
+def _kink_form(
+    W: np.ndarray,
+    b: np.ndarray,
+    C: np.ndarray,
+    A: np.ndarray,
+    d: np.ndarray,
+    *,
+    orthant_active: list[bool] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
     """Normalise, orient and merge kinks c relu(w.x + b); returns sorted (W, b, C) and updated (A, d).
 
     W: (m, n) Fractions; C: (n_out, m). A (n_out, n) and d (n_out,) are updated in place.
     """
     n_out = A.shape[0]
-    merged: Dict[Tuple[int, ...], Tuple[Tuple[Fraction, ...], np.ndarray]] = {}
+    merged: dict[tuple[int, ...], tuple[tuple[Fraction, ...], np.ndarray]] = {}
     n_constant = 0
     flipped = []
     for i in range(W.shape[0]):
@@ -367,10 +389,21 @@ def _kink_form(W: np.ndarray, b: np.ndarray, C: np.ndarray, A: np.ndarray, d: np
 def one_hidden_layer_exact(net: ReLUNet) -> CanonicalForm:
     if net.depth == 1:  # an affine map: no kinks
         (A,), (d,) = net.exact_parameters()
-        parts = {"kink_weights": np.empty((0, net.n_inputs), dtype=object), "kink_biases": np.empty(0, dtype=object),
-                 "kink_outputs": np.empty((net.n_outputs, 0), dtype=object), "linear": A.copy(), "offset": d.copy()}
-        return CanonicalForm("one_hidden_layer", True, True, (net.n_inputs, 0, net.n_outputs), parts,
-                             {"constant": 0, "flipped": 0, "merged_away": 0})
+        parts = {
+            "kink_weights": np.empty((0, net.n_inputs), dtype=object),
+            "kink_biases": np.empty(0, dtype=object),
+            "kink_outputs": np.empty((net.n_outputs, 0), dtype=object),
+            "linear": A.copy(),
+            "offset": d.copy(),
+        }
+        return CanonicalForm(
+            "one_hidden_layer",
+            True,
+            True,
+            (net.n_inputs, 0, net.n_outputs),
+            parts,
+            {"constant": 0, "flipped": 0, "merged_away": 0},
+        )
     (W1, W2), (b1, b2) = net.exact_parameters()
     A = np.array([[ZERO] * W1.shape[1] for _ in range(W2.shape[0])], dtype=object).reshape(W2.shape[0], W1.shape[1])
     d = b2.copy()
@@ -386,6 +419,7 @@ def affine_exact(net: ReLUNet) -> CanonicalForm:
 
 
 # ---- (b) deep generic ------------------------------------------------------------------------
+
 
 def deep_generic_exact(net: ReLUNet) -> CanonicalForm:
     Ws, bs = (list(x) for x in net.exact_parameters())
@@ -404,7 +438,7 @@ def deep_generic_exact(net: ReLUNet) -> CanonicalForm:
                 changed = True
         for l in range(1, L):
             W, b, Wn = Ws[l - 1], bs[l - 1], Ws[l]
-            rows: Dict[Tuple[int, ...], Tuple[Tuple[Fraction, ...], np.ndarray]] = {}
+            rows: dict[tuple[int, ...], tuple[tuple[Fraction, ...], np.ndarray]] = {}
             for j in range(W.shape[0]):
                 rat.check_deadline()
                 w, beta, col = W[j], b[j], Wn[:, j]
@@ -435,8 +469,10 @@ def deep_generic_exact(net: ReLUNet) -> CanonicalForm:
 
 # ---- (c) three-layer bottleneck ----------------------------------------------------------------
 
-def _fold_layer2(U: np.ndarray, beta: np.ndarray, G: np.ndarray, V: np.ndarray, v: np.ndarray,
-                 counts: Dict[str, int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+
+def _fold_layer2(
+    U: np.ndarray, beta: np.ndarray, G: np.ndarray, V: np.ndarray, v: np.ndarray, counts: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Step 2 on the orthant: fold ACTIVE rows into (V, v), drop DEAD and silent rows; keep CUT rows.
 
     Returns the CUT rows and whether any row was folded or dropped.
@@ -464,8 +500,16 @@ def _fold_layer2(U: np.ndarray, beta: np.ndarray, G: np.ndarray, V: np.ndarray, 
     return U[keep].reshape(len(keep), n1), beta[keep], G[:, keep].reshape(n3, len(keep)), changed
 
 
-def _hidden_pass(W1: np.ndarray, b1: np.ndarray, U: np.ndarray, beta: np.ndarray, G: np.ndarray, V: np.ndarray,
-                 v: np.ndarray, classes: List[str]) -> bool:
+def _hidden_pass(
+    W1: np.ndarray,
+    b1: np.ndarray,
+    U: np.ndarray,
+    beta: np.ndarray,
+    G: np.ndarray,
+    V: np.ndarray,
+    v: np.ndarray,
+    classes: list[str],
+) -> bool:
     """Step 3: for each layer-1 neuron whose hyperplane is invisible, flip its constant-active readers
     (symmetry 3) and shift its bias to the canonical end of the valid range (symmetry 6); zero the
     rows of irrelevant neurons. Returns True when some bias moved."""
@@ -544,12 +588,20 @@ def bottleneck_exact(net: ReLUNet) -> CanonicalForm:
     # 5. procedure (a) on the CUT neurons.
     Uc, betac, Gc, stats = _kink_form(U, beta, G, V, v)
     parts = {
-        "layer1_weights": W1, "layer1_biases": b1,
-        "cut_weights": Uc, "cut_biases": betac, "cut_outputs": Gc,
-        "linear": V, "offset": v,
+        "layer1_weights": W1,
+        "layer1_biases": b1,
+        "cut_weights": Uc,
+        "cut_biases": betac,
+        "cut_outputs": Gc,
+        "linear": V,
+        "offset": v,
     }
-    info = {"layer1_classes": tuple(classes), "layer1_order": tuple(perm),
-            "layer1_classes_by_neuron": classes_by_neuron, "layer2_counts": counts}
+    info = {
+        "layer1_classes": tuple(classes),
+        "layer1_order": tuple(perm),
+        "layer1_classes_by_neuron": classes_by_neuron,
+        "layer2_counts": counts,
+    }
     return CanonicalForm("bottleneck", True, False, (n0, n1, len(betac), n3), parts, info)
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, List, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -17,17 +18,17 @@ class LocalLaw:
     """The GL-symmetry laws of one always-active block: all entries of Q are conserved."""
 
     layer: int
-    neurons: Tuple[int, ...]
+    neurons: tuple[int, ...]
     Q: np.ndarray
 
 
-def _parameters(net: ReLUNet, exact: bool) -> Tuple[Sequence[np.ndarray], Sequence[np.ndarray]]:
+def _parameters(net: ReLUNet, exact: bool) -> tuple[Sequence[np.ndarray], Sequence[np.ndarray]]:
     if exact or net.rational:
         return net.exact_parameters()
     return net.float_parameters()
 
 
-def conservation_laws(net: ReLUNet, *, exact: bool = False) -> List[np.ndarray]:
+def conservation_laws(net: ReLUNet, *, exact: bool = False) -> list[np.ndarray]:
     """Per hidden neuron ``h_{l,i} = ||W_l[i, :]||^2 + b_l[i]^2 - ||W_{l+1}[:, i]||^2``.
 
     Conserved along gradient flow ``theta' = -grad L`` for any loss (the rescaling symmetry). With
@@ -72,15 +73,17 @@ def conservation_laws(net: ReLUNet, *, exact: bool = False) -> List[np.ndarray]:
     return out
 
 
-def _check_grads(net: ReLUNet, grads: Any) -> Tuple[List[np.ndarray], List[np.ndarray]]:
+def _check_grads(net: ReLUNet, grads: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
     if not isinstance(grads, (list, tuple)) or len(grads) != 2:
         raise TypeError("grads: expected (weight_gradients, bias_gradients), two lists with one array per layer")
     gW, gb = grads
     if len(gW) != net.depth or len(gb) != net.depth:
-        raise ValueError(f"grads: expected {net.depth} weight and {net.depth} bias gradients, got {len(gW)} and {len(gb)}")
-    outW: List[np.ndarray] = []
-    outb: List[np.ndarray] = []
-    for l, (W, b) in enumerate(zip(net.weights, net.biases)):
+        raise ValueError(
+            f"grads: expected {net.depth} weight and {net.depth} bias gradients, got {len(gW)} and {len(gb)}"
+        )
+    outW: list[np.ndarray] = []
+    outb: list[np.ndarray] = []
+    for l, (W, b) in enumerate(zip(net.weights, net.biases, strict=False)):
         for name, g, ref, store in ((f"grads[0][{l}]", gW[l], W, outW), (f"grads[1][{l}]", gb[l], b, outb)):
             if net.rational or plain_array(g, name).dtype == object:
                 arr = plain_array(g, name, dtype=object)
@@ -92,7 +95,7 @@ def _check_grads(net: ReLUNet, grads: Any) -> Tuple[List[np.ndarray], List[np.nd
     return outW, outb
 
 
-def gd_drift(net: ReLUNet, grads: Any, eta: Any) -> List[np.ndarray]:
+def gd_drift(net: ReLUNet, grads: Any, eta: Any) -> list[np.ndarray]:
     """Exact change of every ``h_{l,i}`` in one gradient-descent step ``theta -> theta - eta g``.
 
     ``h(theta - eta g) - h(theta) = eta^2 (||g_in||^2 - ||g_out||^2)`` where ``g_in`` is the gradient
@@ -154,11 +157,13 @@ def gd_drift(net: ReLUNet, grads: Any, eta: Any) -> List[np.ndarray]:
             g_out = (gW[l + 1] * gW[l + 1]).sum(axis=0)
             out.append(eta * eta * (g_in - g_out))
     if any(d.dtype != object and not np.all(np.isfinite(d)) for d in out):
-        raise ValueError("eta: the drift eta^2 (|g_in|^2 - |g_out|^2) overflows float64; pass Fractions for exact values")
+        raise ValueError(
+            "eta: the drift eta^2 (|g_in|^2 - |g_out|^2) overflows float64; pass Fractions for exact values"
+        )
     return out
 
 
-def neuron_gradients(net: ReLUNet, X: Any, Y: Any) -> Tuple[float, Tuple[List[np.ndarray], List[np.ndarray]]]:
+def neuron_gradients(net: ReLUNet, X: Any, Y: Any) -> tuple[float, tuple[list[np.ndarray], list[np.ndarray]]]:
     """Mean squared error ``L = mean_n ||f(x_n) - y_n||^2 / 2`` and its gradient (float64).
 
     Parameters
@@ -199,7 +204,7 @@ def neuron_gradients(net: ReLUNet, X: Any, Y: Any) -> Tuple[float, Tuple[List[np
     Ws, bs = net._float_parameters_checked("net")
     with np.errstate(over="ignore", invalid="ignore"):
         zs, pres = [X], []
-        for W, b in zip(Ws[:-1], bs[:-1]):
+        for W, b in zip(Ws[:-1], bs[:-1], strict=False):
             pre = zs[-1] @ W.T + b
             pres.append(pre)
             zs.append(np.maximum(pre, 0.0))
@@ -208,8 +213,8 @@ def neuron_gradients(net: ReLUNet, X: Any, Y: Any) -> Tuple[float, Tuple[List[np
         resid = out - Y
         loss = 0.5 * float(np.sum(resid * resid)) / n
         delta = resid / n
-        gW: List[np.ndarray] = [None] * net.depth  # type: ignore[list-item]
-        gb: List[np.ndarray] = [None] * net.depth  # type: ignore[list-item]
+        gW: list[np.ndarray] = [None] * net.depth  # type: ignore[list-item]
+        gb: list[np.ndarray] = [None] * net.depth  # type: ignore[list-item]
         for l in range(net.depth - 1, -1, -1):
             gW[l] = delta.T @ zs[l]
             gb[l] = delta.sum(axis=0)
@@ -220,7 +225,7 @@ def neuron_gradients(net: ReLUNet, X: Any, Y: Any) -> Tuple[float, Tuple[List[np
     return loss, (gW, gb)
 
 
-def local_conservation_laws(net: ReLUNet, X: Any, *, exact: bool = False) -> List[LocalLaw]:
+def local_conservation_laws(net: ReLUNet, X: Any, *, exact: bool = False) -> list[LocalLaw]:
     """The extra laws of always-active blocks on the data (the GL symmetry).
 
     For each hidden layer, S = the neurons whose pre-activation is > 0 at every row of ``X``; all

@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Dict, List, Optional, ParamSpec, Sequence, Tuple, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -25,8 +26,8 @@ MAX_SAMPLES = 10**7  # random pre-filter points (each costs two float forward pa
 ONE = Fraction(1)
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
-Box = Tuple[np.ndarray, np.ndarray]  # (low, high) object arrays of Fractions
-Witness = Tuple[np.ndarray, Tuple[np.ndarray, np.ndarray]]  # a point and the exact outputs of both networks there
+Box = tuple[np.ndarray, np.ndarray]  # (low, high) object arrays of Fractions
+Witness = tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]  # a point and the exact outputs of both networks there
 
 
 @dataclass(frozen=True)
@@ -77,16 +78,16 @@ class Verdict:
     equivalent on R^n0 (canonical form (one_hidden_layer); proof): equal canonical forms: equivalent on all of R^n0
     """
 
-    equivalent: Optional[bool]
+    equivalent: bool | None
     proof: bool
     scope: str
     procedure: str
-    witness: Optional[np.ndarray] = None
-    outputs: Optional[Tuple[np.ndarray, np.ndarray]] = None
-    domain: Optional[Tuple[np.ndarray, np.ndarray]] = None
+    witness: np.ndarray | None = None
+    outputs: tuple[np.ndarray, np.ndarray] | None = None
+    domain: tuple[np.ndarray, np.ndarray] | None = None
     detail: str = ""
-    stats: Dict[str, Any] = field(default_factory=dict, compare=False)
-    reason: Optional[str] = None
+    stats: dict[str, Any] = field(default_factory=dict, compare=False)
+    reason: str | None = None
 
     def __bool__(self) -> bool:
         return self.equivalent is True
@@ -99,13 +100,16 @@ class Verdict:
             if x is None or y is None:
                 return x is y
             if isinstance(x, tuple):
-                return len(x) == len(y) and all(same(p, q) for p, q in zip(x, y))
+                return len(x) == len(y) and all(same(p, q) for p, q in zip(x, y, strict=False))
             return np.array_equal(np.asarray(x, dtype=object), np.asarray(y, dtype=object))
 
-        return ((self.equivalent, self.proof, self.scope, self.procedure, self.detail, self.reason)
-                == (other.equivalent, other.proof, other.scope, other.procedure, other.detail, other.reason)
-                and same(self.witness, other.witness) and same(self.outputs, other.outputs)
-                and same(self.domain, other.domain))
+        return (
+            (self.equivalent, self.proof, self.scope, self.procedure, self.detail, self.reason)
+            == (other.equivalent, other.proof, other.scope, other.procedure, other.detail, other.reason)
+            and same(self.witness, other.witness)
+            and same(self.outputs, other.outputs)
+            and same(self.domain, other.domain)
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -121,6 +125,7 @@ class Verdict:
 
 # ---- argument checks ----------------------------------------------------------------------------
 
+
 def check_pair(a: Any, b: Any) -> None:
     for name, net in (("a", a), ("b", b)):
         if not isinstance(net, ReLUNet):
@@ -131,7 +136,7 @@ def check_pair(a: Any, b: Any) -> None:
         raise ValueError(f"b: expected a network with {a.n_outputs} outputs like a, got {b.n_outputs}")
 
 
-def as_domain(domain: Any, n0: int) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+def as_domain(domain: Any, n0: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(low, high) object arrays of Fractions from (low, high) or an (n0, 2) array."""
     if domain is None:
         return None
@@ -141,8 +146,9 @@ def as_domain(domain: Any, n0: int) -> Optional[Tuple[np.ndarray, np.ndarray]]:
             lo = np.broadcast_to(lo, (n0,))
             hi = np.broadcast_to(hi, (n0,))
         except ValueError:
-            raise ValueError(f"domain: expected low and high of length {n0} (or scalars), got shapes "
-                             f"{lo.shape} and {hi.shape}") from None
+            raise ValueError(
+                f"domain: expected low and high of length {n0} (or scalars), got shapes {lo.shape} and {hi.shape}"
+            ) from None
     else:
         arr = plain_array(domain, "domain", dtype=object)
         if arr.shape != (n0, 2):
@@ -150,16 +156,16 @@ def as_domain(domain: Any, n0: int) -> Optional[Tuple[np.ndarray, np.ndarray]]:
         lo, hi = arr[:, 0], arr[:, 1]
     lo_f = np.array([rat.exact_real(v, "domain") for v in lo], dtype=object)
     hi_f = np.array([rat.exact_real(v, "domain") for v in hi], dtype=object)
-    if any(l >= h for l, h in zip(lo_f, hi_f)):
+    if any(l >= h for l, h in zip(lo_f, hi_f, strict=False)):
         raise ValueError("domain: expected low < high in every coordinate")
     return lo_f, hi_f
 
 
-def inner_float_box(box: Box) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+def inner_float_box(box: Box) -> tuple[np.ndarray, np.ndarray] | None:
     """float64 bounds of a box contained in the exact box (None when no float box fits inside)."""
     lo, hi = box
     lo_f, hi_f = [], []
-    for l, h in zip(lo, hi):
+    for l, h in zip(lo, hi, strict=False):
         fl = min(max(_to_float(l), -_FLOAT_MAX), _FLOAT_MAX)
         fh = min(max(_to_float(h), -_FLOAT_MAX), _FLOAT_MAX)
         with np.errstate(over="ignore"):
@@ -181,19 +187,21 @@ def _to_float(v: Fraction) -> float:
         return math.inf if v > 0 else -math.inf
 
 
-def _in_box(point: Any, box: Optional[Box]) -> bool:
-    return box is None or all(l <= v <= h for v, l, h in zip(point, box[0], box[1]))
+def _in_box(point: Any, box: Box | None) -> bool:
+    return box is None or all(l <= v <= h for v, l, h in zip(point, box[0], box[1], strict=False))
 
 
 # ---- exact checks of witnesses -------------------------------------------------------------------
 
-def exact_difference(a: ReLUNet, b: ReLUNet, points: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+
+def exact_difference(a: ReLUNet, b: ReLUNet, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact outputs of both networks at exact points (rows)."""
     return a.evaluate(points, exact=True), b.evaluate(points, exact=True)
 
 
-def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = True,
-                   box: Optional[Box] = None) -> Optional[Witness]:
+def _first_witness(
+    a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = True, box: Box | None = None
+) -> Witness | None:
     """The first point (row) inside the box (if any) where the exact outputs differ, rounded to a
     simpler rational when the rounded point still differs (checked exactly again)."""
     if len(points) == 0:
@@ -205,7 +213,7 @@ def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = 
     points = points[inside]
     fa, fb = exact_difference(a, b, points)
     for r in range(len(points)):
-        if any(x != y for x, y in zip(fa[r], fb[r])):
+        if any(x != y for x, y in zip(fa[r], fb[r], strict=False)):
             point = points[r]
             if simplify:
                 for d in (4, 64, 4096):
@@ -215,7 +223,7 @@ def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = 
                     if not _in_box(simple, box):
                         continue
                     sa, sb = exact_difference(a, b, simple.reshape(1, -1))
-                    if any(x != y for x, y in zip(sa[0], sb[0])):
+                    if any(x != y for x, y in zip(sa[0], sb[0], strict=False)):
                         return simple, (sa[0], sb[0])
             return point, (fa[r], fb[r])
     return None
@@ -223,7 +231,8 @@ def _first_witness(a: ReLUNet, b: ReLUNet, points: np.ndarray, simplify: bool = 
 
 # ---- random points (can only prove a difference) --------------------------------------------------
 
-def _scale_of(Ws: List[np.ndarray], bs: List[np.ndarray]) -> float:
+
+def _scale_of(Ws: list[np.ndarray], bs: list[np.ndarray]) -> float:
     W, b = Ws[0], bs[0]
     norms = np.linalg.norm(W, axis=1)
     offsets = np.abs(b)[norms > 0] / norms[norms > 0]
@@ -239,7 +248,7 @@ def _probes(params: FloatParameters, base: np.ndarray, rng: np.random.Generator,
     z = base
     J = np.broadcast_to(np.eye(n0), (N, n0, n0))
     out = []
-    for W, b in zip(Ws[:-1], bs[:-1]):
+    for W, b in zip(Ws[:-1], bs[:-1], strict=False):
         pre = z @ W.T + b  # (N, n)
         G = np.einsum("jk,nkm->njm", W, J)  # gradients of the pre-activations, (N, n, n0)
         k = rng.integers(0, W.shape[0], size=N)
@@ -257,8 +266,13 @@ def _probes(params: FloatParameters, base: np.ndarray, rng: np.random.Generator,
     return np.concatenate(out) if out else np.zeros((0, n0))
 
 
-def sample_points(pa: FloatParameters, pb: FloatParameters, box: Optional[Tuple[np.ndarray, np.ndarray]], n_samples: int,
-                  rng: np.random.Generator) -> np.ndarray:
+def sample_points(
+    pa: FloatParameters,
+    pb: FloatParameters,
+    box: tuple[np.ndarray, np.ndarray] | None,
+    n_samples: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Random, latent and probe points (float64; for a box, inside the exact box)."""
     n0 = pa[0][0].shape[1]
     scale = max(_scale_of(*pa), _scale_of(*pb))
@@ -301,7 +315,7 @@ class RandomWitnessSearch:
     do not fit float64, and boxes without float64 points inside, get no points.
     """
 
-    def __init__(self, a: ReLUNet, b: ReLUNet, domain: Optional[Box], n_samples: int, seed: int, n_exact: int = 8) -> None:
+    def __init__(self, a: ReLUNet, b: ReLUNet, domain: Box | None, n_samples: int, seed: int, n_exact: int = 8) -> None:
         self.a, self.b, self.domain, self.n_exact = a, b, domain, n_exact
         self.points, self.order, self.score = np.zeros((0, a.n_inputs)), np.zeros(0, dtype=int), np.zeros(0)
         self.checked = 0  # candidates order[:checked] have been re-evaluated exactly
@@ -327,21 +341,23 @@ class RandomWitnessSearch:
         self.score = np.where(np.isfinite(score), score, np.inf)
         self.order = np.argsort(-self.score, kind="stable")[:n_exact]
 
-    def witness(self, min_score: float = 0.0) -> Optional[Witness]:
-        todo = [i for i in self.order[self.checked:] if self.score[i] > min_score]
+    def witness(self, min_score: float = 0.0) -> Witness | None:
+        todo = [i for i in self.order[self.checked :] if self.score[i] > min_score]
         self.checked += len(todo)
         return _first_witness(self.a, self.b, self.points[todo], box=self.domain) if todo else None
 
 
-def random_witness(a: ReLUNet, b: ReLUNet, domain: Optional[Box], n_samples: int, seed: int,
-                   n_exact: int = 8) -> Optional[Witness]:
+def random_witness(
+    a: ReLUNet, b: ReLUNet, domain: Box | None, n_samples: int, seed: int, n_exact: int = 8
+) -> Witness | None:
     """One-shot :class:`RandomWitnessSearch`."""
     return RandomWitnessSearch(a, b, domain, n_samples, seed, n_exact).witness()
 
 
 # ---- constructive witness for one hidden layer ----------------------------------------------------
 
-def _one_hidden(net: ReLUNet) -> Tuple[Tuple[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]:
+
+def _one_hidden(net: ReLUNet) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
     """(W1, W2), (b1, b2) of a one-hidden-layer network; an affine map A x + d becomes
     A relu(x) - A relu(-x) + d."""
     if net.depth == 2:
@@ -365,10 +381,10 @@ def difference_net(a: ReLUNet, b: ReLUNet) -> ReLUNet:
 
 
 def _dot(u: Sequence[Any], v: Sequence[Any]) -> Fraction:
-    return sum((p * q for p, q in zip(u, v)), Fraction(0))
+    return sum((p * q for p, q in zip(u, v, strict=False)), Fraction(0))
 
 
-def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet) -> Optional[Witness]:
+def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet) -> Witness | None:
     """A point where two one-hidden-layer networks with different canonical forms differ (exact).
 
     The difference D = f_a - f_b has a canonical form; if it has a kink (w, beta, c), a point x_on of
@@ -394,7 +410,7 @@ def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet) -> Optional[Witness]:
     for t in range(max(1, (n0 - 1) * len(others) + 1) + 1):
         v = [Fraction(t) ** q for q in range(n0)]
         proj = _dot(v, w) / ww
-        cand = [p + (q - proj * r) for p, q, r in zip(x0, v, w)]
+        cand = [p + (q - proj * r) for p, q, r in zip(x0, v, w, strict=False)]
         if all(_dot(wk, cand) + bk_ != 0 for wk, bk_ in others):
             x_on = cand
             break
@@ -405,13 +421,18 @@ def one_hidden_layer_witness(a: ReLUNet, b: ReLUNet) -> Optional[Witness]:
         slope = _dot(wk, w)
         if slope != 0:
             eps = min(eps, abs(_dot(wk, x_on) + bk_) / abs(slope) / 2)
-    pts = [[p + eps * q for p, q in zip(x_on, w)], [p - eps * q for p, q in zip(x_on, w)], x_on]
+    pts = [
+        [p + eps * q for p, q in zip(x_on, w, strict=False)],
+        [p - eps * q for p, q in zip(x_on, w, strict=False)],
+        x_on,
+    ]
     return _first_witness(a, b, np.array(pts, dtype=object))
 
 
 # ---- exact region enumeration -------------------------------------------------------------------
 
-def _region_difference_point(leaf: Leaf) -> Optional[np.ndarray]:
+
+def _region_difference_point(leaf: Leaf) -> np.ndarray | None:
     """A point of the (closed) region where the two affine maps differ, or None when they agree."""
     (NA, dA), (NB, dB) = leaf.integer_maps
     D = NA * dB - NB * dA  # (f_a - f_b) = D[:, :-1] x + D[:, -1] over dA dB > 0
@@ -425,16 +446,17 @@ def _region_difference_point(leaf: Leaf) -> Optional[np.ndarray]:
         return None  # the maps agree on the whole region
     p = leaf.interior_point()
     candidates = [p]
-    candidates += [tuple((u + v) / 2 for u, v in zip(p, x)) for x in leaf.vertices]
-    candidates += [tuple(u + v for u, v in zip(p, r)) for r in leaf.rays]
+    candidates += [tuple((u + v) / 2 for u, v in zip(p, x, strict=False)) for x in leaf.vertices]
+    candidates += [tuple(u + v for u, v in zip(p, r, strict=False)) for r in leaf.rays]
     for x in candidates:
         if differs_homogeneous(tuple(x) + (ONE,)):
             return np.array(x, dtype=object)
     return None  # unreachable: an affine map vanishing at these points vanishes on the region
 
 
-def regions_verdict(a: ReLUNet, b: ReLUNet, box: Optional[Box], max_regions: int,
-                    deadline: Optional[float] = None) -> Tuple[str, Optional[Witness], int]:
+def regions_verdict(
+    a: ReLUNet, b: ReLUNet, box: Box | None, max_regions: int, deadline: float | None = None
+) -> tuple[str, Witness | None, int]:
     """Exact comparison on every joint linear region of the box, or of all of R^n0 (``box=None``).
 
     Returns ``(status, witness, n_leaves)`` with status ``"equal"``, ``"different"`` (witness
@@ -443,7 +465,7 @@ def regions_verdict(a: ReLUNet, b: ReLUNet, box: Optional[Box], max_regions: int
     layers = []
     for net in (a, b):
         Ws, bs = net.exact_parameters()
-        layers.append(list(zip(Ws, bs)))
+        layers.append(list(zip(Ws, bs, strict=False)))
     found = {}
     count = {"leaves": 0}
 
@@ -457,8 +479,9 @@ def regions_verdict(a: ReLUNet, b: ReLUNet, box: Optional[Box], max_regions: int
 
     lo, hi = (None, None) if box is None else (list(box[0]), list(box[1]))
     try:
-        leaves = enumerate_regions(layers, lo, hi, n_inputs=a.n_inputs, max_regions=max_regions,
-                                   deadline=deadline, on_leaf=on_leaf)
+        leaves = enumerate_regions(
+            layers, lo, hi, n_inputs=a.n_inputs, max_regions=max_regions, deadline=deadline, on_leaf=on_leaf
+        )
     except RegionBudgetExceeded:
         return "budget", None, count["leaves"]
     except RegionTimeLimit:
@@ -473,8 +496,10 @@ def regions_verdict(a: ReLUNet, b: ReLUNet, box: Optional[Box], max_regions: int
 
 # ---- MILP (HiGHS) ---------------------------------------------------------------------------------
 
-def milp_witness(a: ReLUNet, b: ReLUNet, box: Box, deadline: Optional[float],
-                 tol: float = 1e-9) -> Tuple[Optional[Witness], Optional[float], str]:
+
+def milp_witness(
+    a: ReLUNet, b: ReLUNet, box: Box, deadline: float | None, tol: float = 1e-9
+) -> tuple[Witness | None, float | None, str]:
     """Maximise +-(f_a - f_b)_o on the box with a big-M MILP; exact re-check of each solver point.
 
     Returns (witness or None, largest objective reported by the solver or None, status text).
@@ -516,13 +541,14 @@ def milp_witness(a: ReLUNet, b: ReLUNet, box: Box, deadline: Optional[float],
 
 # ---- the public entry ------------------------------------------------------------------------------
 
+
 def _form(net: ReLUNet, method: str, exact: bool) -> CanonicalForm:
     from . import canonical_form
 
     return canonical_form(net, method=method, exact=exact)
 
 
-def _forms_equal(a: ReLUNet, b: ReLUNet, method: str, exact: bool) -> Tuple[bool, bool]:
+def _forms_equal(a: ReLUNet, b: ReLUNet, method: str, exact: bool) -> tuple[bool, bool]:
     """(equal canonical forms, the procedure is complete), exactly."""
     if method == "one_hidden_layer" and not exact:
         from ._fast import one_hidden_equal
@@ -534,7 +560,7 @@ def _forms_equal(a: ReLUNet, b: ReLUNet, method: str, exact: bool) -> Tuple[bool
     return fa == fb, fa.complete and fb.complete
 
 
-def _common_method(a: ReLUNet, b: ReLUNet) -> Optional[str]:
+def _common_method(a: ReLUNet, b: ReLUNet) -> str | None:
     if {a.depth, b.depth} == {1, 2}:
         return "one_hidden_layer"  # an affine map is a one-hidden-layer network without kinks
     if a.depth != b.depth:
@@ -559,7 +585,7 @@ def _interrupts_intact(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         try:
             return fn(*args, **kwargs)
         except SystemError as exc:
-            cause: Optional[BaseException] = exc
+            cause: BaseException | None = exc
             while cause is not None and not isinstance(cause, KeyboardInterrupt):
                 cause = cause.__cause__ or cause.__context__
             if cause is None:
@@ -579,29 +605,36 @@ class _Run:
 
     a: ReLUNet
     b: ReLUNet
-    box: Optional[Box]
+    box: Box | None
     exact: bool
     n_samples: int
     seed: int
     max_regions: int
-    time_limit: Optional[float]  # seconds
+    time_limit: float | None  # seconds
     limit_as_given: Any  # for the messages, as the user wrote it
     started: float
-    method: Optional[str] = None
-    stats: Dict[str, Any] = field(default_factory=dict)
-    sampler: Optional[RandomWitnessSearch] = None
-    found: Optional[Witness] = None
+    method: str | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+    sampler: RandomWitnessSearch | None = None
+    found: Witness | None = None
 
     @property
     def scope(self) -> str:
         return "global" if self.box is None else "box"
 
     @property
-    def deadline(self) -> Optional[float]:
+    def deadline(self) -> float | None:
         return None if self.time_limit is None else self.started + self.time_limit
 
-    def verdict(self, eq: Optional[bool], proc: str, witness: Optional[Witness] = None, detail: str = "",
-                reason: Optional[str] = None, where: Optional[str] = None) -> Verdict:
+    def verdict(
+        self,
+        eq: bool | None,
+        proc: str,
+        witness: Witness | None = None,
+        detail: str = "",
+        reason: str | None = None,
+        where: str | None = None,
+    ) -> Verdict:
         w, outs = witness if witness is not None else (None, None)
         if eq is False and w is None:  # never: a difference is only reported with its exact witness
             raise AssertionError("a 'not equivalent' verdict without a witness")
@@ -615,10 +648,11 @@ class _Run:
         return deadline is not None and time.monotonic() > deadline
 
     def timed_out(self, proc: str) -> Verdict:
-        return self.verdict(None, proc, detail=f"time limit of {self.limit_as_given} s reached before a decision",
-                            reason="time limit")
+        return self.verdict(
+            None, proc, detail=f"time limit of {self.limit_as_given} s reached before a decision", reason="time limit"
+        )
 
-    def search(self, min_score: float = 0.0) -> Optional[Witness]:
+    def search(self, min_score: float = 0.0) -> Witness | None:
         """The random-point witness: the first one found is kept; later calls check only new candidates."""
         if self.sampler is None:
             self.sampler = RandomWitnessSearch(self.a, self.b, self.box, self.n_samples, self.seed)
@@ -630,7 +664,7 @@ class _Run:
         return self.verdict(False, proc, witness, detail)
 
 
-def _compare_forms(run: _Run, method: str) -> Tuple[Optional[Verdict], bool]:
+def _compare_forms(run: _Run, method: str) -> tuple[Verdict | None, bool]:
     """Canonical forms of both networks: a verdict when they decide, and whether the form is complete."""
     proc = f"canonical form ({method})"
     try:
@@ -639,8 +673,13 @@ def _compare_forms(run: _Run, method: str) -> Tuple[Optional[Verdict], bool]:
     except rat.OutOfTime:
         return run.timed_out(proc), False
     if same:
-        return run.verdict(True, proc, None, "equal canonical forms: equivalent on all of R^n0"
-                           + (" (hence on the box)" if run.box is not None else ""), where="global"), True
+        return run.verdict(
+            True,
+            proc,
+            None,
+            "equal canonical forms: equivalent on all of R^n0" + (" (hence on the box)" if run.box is not None else ""),
+            where="global",
+        ), True
     run.stats["canonical"] = "different"
     if complete:  # different complete forms: the functions differ on R^n0; find where
         w = run.search()
@@ -651,16 +690,25 @@ def _compare_forms(run: _Run, method: str) -> Tuple[Optional[Verdict], bool]:
     return None, complete
 
 
-def _enumerate(run: _Run) -> Tuple[Optional[Verdict], str, int]:
+def _enumerate(run: _Run) -> tuple[Verdict | None, str, int]:
     """Exact region enumeration: a verdict when it decides, else why not, and the regions visited."""
     status, w, leaves = regions_verdict(run.a, run.b, run.box, run.max_regions, run.deadline)
     run.stats["regions"] = leaves
     where = "all of R^n0" if run.box is None else "the box"
     if status == "equal":
-        return run.verdict(True, "region enumeration", None,
-                           f"equal affine maps on all {leaves} joint linear regions of {where}"), "", leaves
+        return (
+            run.verdict(
+                True, "region enumeration", None, f"equal affine maps on all {leaves} joint linear regions of {where}"
+            ),
+            "",
+            leaves,
+        )
     if status == "different" and w is not None:
-        return run.different("region enumeration", w, "the affine maps differ on a joint region (checked exactly)"), "", leaves
+        return (
+            run.different("region enumeration", w, "the affine maps differ on a joint region (checked exactly)"),
+            "",
+            leaves,
+        )
     if status == "budget":
         run.stats["regions"] = f"> {run.max_regions}"
         return None, f"more than max_regions = {run.max_regions} joint regions", leaves
@@ -670,14 +718,18 @@ def _enumerate(run: _Run) -> Tuple[Optional[Verdict], str, int]:
 
 
 def _regions_undecided(run: _Run, reason: str, leaves: int) -> Verdict:
-    return run.verdict(None, "region enumeration", detail=f"undecided: {reason} (after {leaves} regions)", reason=reason)
+    return run.verdict(
+        None, "region enumeration", detail=f"undecided: {reason} (after {leaves} regions)", reason=reason
+    )
 
 
 def _by_canonical(run: _Run) -> Verdict:
     """``procedure="canonical"``: the canonical forms, plus the random points for a witness."""
     method = run.method
     if method is None:
-        return run.verdict(None, "canonical form", detail="the networks have different depths: no common canonical form")
+        return run.verdict(
+            None, "canonical form", detail="the networks have different depths: no common canonical form"
+        )
     decided, complete = _compare_forms(run, method)
     if decided is not None:
         return decided
@@ -685,8 +737,11 @@ def _by_canonical(run: _Run) -> Verdict:
     w = run.search()
     if w is not None:
         return run.different(proc, w, "different canonical forms; witness checked exactly")
-    why = ("equality on the box is weaker than global equality" if complete else
-           f"the {method} form is not complete (equal functions can have different forms)")
+    why = (
+        "equality on the box is weaker than global equality"
+        if complete
+        else f"the {method} form is not complete (equal functions can have different forms)"
+    )
     return run.verdict(None, proc, detail="different canonical forms and no witness found; " + why)
 
 
@@ -695,8 +750,12 @@ def _by_sampling(run: _Run) -> Verdict:
     w = run.search()
     if w is not None:
         return run.different("random points", w, RANDOM_DETAIL)
-    return run.verdict(None, "random points", detail="no difference found at the sampled points (never a proof "
-                       "of equivalence)", reason="sampling cannot prove equivalence")
+    return run.verdict(
+        None,
+        "random points",
+        detail="no difference found at the sampled points (never a proof of equivalence)",
+        reason="sampling cannot prove equivalence",
+    )
 
 
 def _by_regions(run: _Run) -> Verdict:
@@ -717,15 +776,21 @@ def _by_milp(run: _Run, regions_reason: str = "") -> Verdict:
     prefix = "region enumeration undecided (" + regions_reason + "); " if regions_reason else ""
     if best is None:
         return run.verdict(None, "milp", detail=f"undecided: {prefix}{status}", reason=status)
-    return run.verdict(None, "milp", detail=f"undecided: {prefix}the MILP found no difference above tolerance (max "
-                       f"{best:.3g}; {status}); floating-point optimisation is not a proof of equivalence",
-                       reason="the MILP is not a proof of equivalence")
+    return run.verdict(
+        None,
+        "milp",
+        detail=f"undecided: {prefix}the MILP found no difference above tolerance (max "
+        f"{best:.3g}; {status}); floating-point optimisation is not a proof of equivalence",
+        reason="the MILP is not a proof of equivalence",
+    )
 
 
 def _by_cascade(run: _Run) -> Verdict:
     """``procedure="auto"``: canonical forms, random points, region enumeration, then the MILP on a box."""
     a, b = run.a, run.b
-    fast_forms = run.method in ("deep_generic", "one_hidden_layer") and not run.exact and not a.rational and not b.rational
+    fast_forms = (
+        run.method in ("deep_generic", "one_hidden_layer") and not run.exact and not a.rational and not b.rational
+    )
     if not fast_forms:
         # Cheap float pre-filter: exact work only where the float difference is far above round-off.
         w = run.search(min_score=1e-9)
@@ -750,16 +815,29 @@ def _by_cascade(run: _Run) -> Verdict:
     return _regions_undecided(run, reason, leaves) if run.box is None else _by_milp(run, reason)
 
 
-_PROCEDURES: Dict[str, Callable[[_Run], Verdict]] = {
-    "auto": _by_cascade, "canonical": _by_canonical, "regions": _by_regions, "milp": _by_milp, "sampling": _by_sampling,
+_PROCEDURES: dict[str, Callable[[_Run], Verdict]] = {
+    "auto": _by_cascade,
+    "canonical": _by_canonical,
+    "regions": _by_regions,
+    "milp": _by_milp,
+    "sampling": _by_sampling,
 }
 PROCEDURES = tuple(_PROCEDURES)
 
 
 @_interrupts_intact
-def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = False, procedure: str = "auto",
-               n_samples: int = 512, seed: Any = 0, max_regions: int = 20000,
-               time_limit: Optional[float] = 60.0) -> Verdict:
+def equivalent(
+    a: ReLUNet,
+    b: ReLUNet,
+    domain: Any = None,
+    *,
+    exact: bool = False,
+    procedure: str = "auto",
+    n_samples: int = 512,
+    seed: Any = 0,
+    max_regions: int = 20000,
+    time_limit: float | None = 60.0,
+) -> Verdict:
     """Decide whether two ReLU networks compute the same function, on R^n0 or on a box.
 
     Parameters
@@ -846,6 +924,8 @@ def equivalent(a: ReLUNet, b: ReLUNet, domain: Any = None, *, exact: bool = Fals
     if procedure == "milp" and box is None:
         raise ValueError("domain: the MILP check needs a box")
     if procedure == "regions" and box is not None and a.n_inputs > MAX_REGION_INPUTS:
-        raise ValueError(f"procedure: region enumeration on a box handles at most {MAX_REGION_INPUTS} inputs "
-                         f"(a box has 2^n0 vertices), got n0 = {a.n_inputs}; use procedure='milp' or no domain")
+        raise ValueError(
+            f"procedure: region enumeration on a box handles at most {MAX_REGION_INPUTS} inputs "
+            f"(a box has 2^n0 vertices), got n0 = {a.n_inputs}; use procedure='milp' or no domain"
+        )
     return _PROCEDURES[procedure](run)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any
 
 import numpy as np
 
@@ -16,7 +16,7 @@ def deep_handle(net: ReLUNet) -> _core.relu.DeepForm:
     return _core.relu.deep_form([np.ascontiguousarray(W) for W in Ws], [np.ascontiguousarray(b) for b in bs])
 
 
-def deep_form(net: ReLUNet) -> Optional[CanonicalForm]:
+def deep_form(net: ReLUNet) -> CanonicalForm | None:
     """Float canonical form with exact decisions, or None when the network is degenerate."""
     if net.rational:
         return None
@@ -24,7 +24,7 @@ def deep_form(net: ReLUNet) -> Optional[CanonicalForm]:
     if not handle.ok:
         return None
 
-    def parts() -> Dict[str, Any]:
+    def parts() -> dict[str, Any]:
         ok, Ws, bs = handle.materialize()
         if not ok:  # a value left the safe float64 range: the exact path has the answer
             from ._canonical import deep_generic_exact
@@ -33,13 +33,21 @@ def deep_form(net: ReLUNet) -> Optional[CanonicalForm]:
             return {k: tuple(np.array(a, dtype=np.float64) for a in v) for k, v in exact.items()}
         return {"weights": tuple(Ws), "biases": tuple(bs)}
 
-    form = CanonicalForm("deep_generic", False, False, net.widths, parts,
-                         {"dropped": 0, "merged": 0, "constant_folded": 0}, tuple(handle.relative_error), net)
+    form = CanonicalForm(
+        "deep_generic",
+        False,
+        False,
+        net.widths,
+        parts,
+        {"dropped": 0, "merged": 0, "constant_folded": 0},
+        tuple(handle.relative_error),
+        net,
+    )
     form._handle = handle  # type: ignore[attr-defined]
     return form
 
 
-def deep_forms_equal(a: CanonicalForm, b: CanonicalForm) -> Optional[bool]:
+def deep_forms_equal(a: CanonicalForm, b: CanonicalForm) -> bool | None:
     """Exact equality of two float-path forms; None when undecidable here (use the exact path)."""
     ha, hb = getattr(a, "_handle", None), getattr(b, "_handle", None)
     if ha is None or hb is None:
@@ -48,7 +56,7 @@ def deep_forms_equal(a: CanonicalForm, b: CanonicalForm) -> Optional[bool]:
     return None if result < 0 else bool(result)
 
 
-def one_hidden_equal(a: ReLUNet, b: ReLUNet) -> Optional[bool]:
+def one_hidden_equal(a: ReLUNet, b: ReLUNet) -> bool | None:
     """Exact equivalence of two float one-hidden-layer networks in C++ (None when not applicable)."""
     if a.rational or b.rational or a.depth != 2 or b.depth != 2:
         return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Literal, Optional, Tuple, Union, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -18,11 +18,14 @@ def _float_params(net: ReLUNet) -> FloatParameters:
     try:
         return net.float_parameters()
     except OverflowError:
-        raise ValueError("net: a parameter lies beyond the float64 range (about 1.8e308); the Jacobian needs "
-                         "float64 parameters") from None
+        raise ValueError(
+            "net: a parameter lies beyond the float64 range (about 1.8e308); the Jacobian needs float64 parameters"
+        ) from None
 
 
-def balanced_parameters(Ws: List[np.ndarray], bs: List[np.ndarray]) -> Tuple[List[np.ndarray], List[np.ndarray], np.ndarray]:
+def balanced_parameters(
+    Ws: list[np.ndarray], bs: list[np.ndarray]
+) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
     """An equivalent parameter whose hidden rows ``[W_l | b_l]`` have max-abs in [1/2, 1).
 
     Each hidden neuron is rescaled by a power of two (symmetry 2, exact in float64 away from
@@ -32,7 +35,7 @@ def balanced_parameters(Ws: List[np.ndarray], bs: List[np.ndarray]) -> Tuple[Lis
     """
     e_prev = np.zeros(Ws[0].shape[1], dtype=np.int64)
     outW, outb, logs = [], [], []
-    for l, (W, b) in enumerate(zip(Ws, bs)):
+    for l, (W, b) in enumerate(zip(Ws, bs, strict=False)):
         if l < len(Ws) - 1:
             scaled = np.ldexp(np.abs(W), -e_prev[None, :])
             m = np.maximum(np.max(scaled, axis=1), np.abs(b))
@@ -47,12 +50,12 @@ def balanced_parameters(Ws: List[np.ndarray], bs: List[np.ndarray]) -> Tuple[Lis
     return outW, outb, np.concatenate(logs)
 
 
-def parameter_jacobian(net: ReLUNet, X: np.ndarray, params: Optional[FloatParameters] = None) -> np.ndarray:
+def parameter_jacobian(net: ReLUNet, X: np.ndarray, params: FloatParameters | None = None) -> np.ndarray:
     """Jacobian of theta -> (f(x_1), ..., f(x_N)) in the layout of ``ReLUNet.parameter_vector``."""
     Ws, bs = _float_params(net) if params is None else params
     N = len(X)
     zs, acts = [X], []
-    for W, b in zip(Ws[:-1], bs[:-1]):
+    for W, b in zip(Ws[:-1], bs[:-1], strict=False):
         pre = zs[-1] @ W.T + b
         acts.append(pre > 0)
         zs.append(np.maximum(pre, 0.0))
@@ -86,11 +89,15 @@ def _default_points(net: ReLUNet, n_points: int, seed: int) -> np.ndarray:
 
 def _check_jacobian_size(net: ReLUNet, n_points: int, name: str) -> None:
     size = 8 * n_points * net.n_outputs * net.n_parameters
-    check_result_bytes(size, name, f"a Jacobian of {n_points} points x {net.n_outputs} outputs x {net.n_parameters} "
-                       "parameters", "use fewer points")
+    check_result_bytes(
+        size,
+        name,
+        f"a Jacobian of {n_points} points x {net.n_outputs} outputs x {net.n_parameters} parameters",
+        "use fewer points",
+    )
 
 
-def _points(net: ReLUNet, points: Any, n_points: Optional[int], seed: Any) -> np.ndarray:
+def _points(net: ReLUNet, points: Any, n_points: int | None, seed: Any) -> np.ndarray:
     if points is None:
         if n_points is None:
             n_points = max(200, 2 * net.n_parameters // max(1, net.n_outputs))
@@ -105,17 +112,38 @@ def _points(net: ReLUNet, points: Any, n_points: Optional[int], seed: Any) -> np
 
 
 @overload
-def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
-                         rtol: float = 1e-9, return_jacobian: Literal[False] = False) -> int: ...
+def functional_dimension(
+    net: ReLUNet,
+    points: Any = None,
+    *,
+    n_points: int | None = None,
+    seed: Any = 0,
+    rtol: float = 1e-9,
+    return_jacobian: Literal[False] = False,
+) -> int: ...
 
 
 @overload
-def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
-                         rtol: float = 1e-9, return_jacobian: Literal[True]) -> Tuple[int, np.ndarray]: ...
+def functional_dimension(
+    net: ReLUNet,
+    points: Any = None,
+    *,
+    n_points: int | None = None,
+    seed: Any = 0,
+    rtol: float = 1e-9,
+    return_jacobian: Literal[True],
+) -> tuple[int, np.ndarray]: ...
 
 
-def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
-                         rtol: float = 1e-9, return_jacobian: bool = False) -> Union[int, Tuple[int, np.ndarray]]:
+def functional_dimension(
+    net: ReLUNet,
+    points: Any = None,
+    *,
+    n_points: int | None = None,
+    seed: Any = 0,
+    rtol: float = 1e-9,
+    return_jacobian: bool = False,
+) -> int | tuple[int, np.ndarray]:
     """Rank of the Jacobian of the parameter-to-function map on a set of points.
 
     Parameters
@@ -167,7 +195,7 @@ def functional_dimension(net: ReLUNet, points: Any = None, *, n_points: Optional
     return rank
 
 
-def _jacobian_rank(net: ReLUNet, X: np.ndarray, rtol: float) -> Tuple[int, np.ndarray, np.ndarray]:
+def _jacobian_rank(net: ReLUNet, X: np.ndarray, rtol: float) -> tuple[int, np.ndarray, np.ndarray]:
     """Rank of the Jacobian, computed at the balanced parameter (same rank exactly: the Jacobians at
     theta and at theta' = T theta satisfy J(theta) = J(theta') T with T diagonal and invertible; the
     balanced one is invariant under power-of-two rescalings and better conditioned). Returns
@@ -229,8 +257,8 @@ class FiberDescription:
     2
     """
 
-    neuron_classes: Tuple[Tuple[str, ...], ...]
-    symmetry_directions: Dict[str, int]
+    neuron_classes: tuple[tuple[str, ...], ...]
+    symmetry_directions: dict[str, int]
     dimension: int
     free_directions: np.ndarray
     functional_dimension: int
@@ -255,8 +283,9 @@ class FiberDescription:
         return self.dimension > self.symmetry_directions.get("scaling", 0)
 
 
-def fiber_description(net: ReLUNet, points: Any = None, *, n_points: Optional[int] = None, seed: Any = 0,
-                      rtol: float = 1e-9) -> FiberDescription:
+def fiber_description(
+    net: ReLUNet, points: Any = None, *, n_points: int | None = None, seed: Any = 0, rtol: float = 1e-9
+) -> FiberDescription:
     """Classify the neurons, count the symmetry directions, and compute the local fiber dimension.
 
     Parameters

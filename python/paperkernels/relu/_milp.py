@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -44,10 +44,10 @@ def quiet_highs(highspy: Any) -> Any:
 
 class _Model:
     def __init__(self) -> None:
-        self.lower: List[float] = []
-        self.upper: List[float] = []
-        self.integer: List[bool] = []
-        self.rows: List[Tuple[List[int], List[float], float, float]] = []
+        self.lower: list[float] = []
+        self.upper: list[float] = []
+        self.integer: list[bool] = []
+        self.rows: list[tuple[list[int], list[float], float, float]] = []
 
     def var(self, lo: float, hi: float, integer: bool = False) -> int:
         self.lower.append(lo)
@@ -55,19 +55,20 @@ class _Model:
         self.integer.append(integer)
         return len(self.lower) - 1
 
-    def row(self, idx: List[int], val: List[float], lo: float, hi: float) -> None:
+    def row(self, idx: list[int], val: list[float], lo: float, hi: float) -> None:
         self.rows.append((idx, val, lo, hi))
 
 
-def _encode(model: _Model, net: ReLUNet, x_vars: List[int], lo: np.ndarray,
-            hi: np.ndarray) -> List[Tuple[List[int], List[float], float]]:
+def _encode(
+    model: _Model, net: ReLUNet, x_vars: list[int], lo: np.ndarray, hi: np.ndarray
+) -> list[tuple[list[int], list[float], float]]:
     """Adds the network's constraints; returns the output as (var indices, weights, constant) per output."""
     Ws, bs = net.float_parameters()
     inf = np.inf
     # current layer values: affine expressions sum_k coef * var + const, with interval bounds
     exprs = [([v], [1.0], 0.0) for v in x_vars]
     zlo, zhi = lo.astype(float), hi.astype(float)
-    for l, (W, b) in enumerate(zip(Ws, bs)):
+    for l, (W, b) in enumerate(zip(Ws, bs, strict=False)):
         pos, neg = np.maximum(W, 0), np.minimum(W, 0)
         ylo = pos @ zlo + neg @ zhi + b
         yhi = pos @ zhi + neg @ zlo + b
@@ -85,7 +86,7 @@ def _encode(model: _Model, net: ReLUNet, x_vars: List[int], lo: np.ndarray,
             pre.append((idx, val, const))
         if l == len(Ws) - 1:
             return pre
-        new_exprs: List[Tuple[List[int], List[float], float]] = []
+        new_exprs: list[tuple[list[int], list[float], float]] = []
         new_lo, new_hi = np.zeros(W.shape[0]), np.zeros(W.shape[0])
         for j, (idx, val, const) in enumerate(pre):
             if yhi[j] <= 0:
@@ -107,19 +108,27 @@ def _encode(model: _Model, net: ReLUNet, x_vars: List[int], lo: np.ndarray,
     raise AssertionError("unreachable")
 
 
-def build_difference_milp(highspy: Any, a: ReLUNet, b: ReLUNet, lo: np.ndarray, hi: np.ndarray, output: int,
-                          sign: float, time_limit: Optional[float]) -> Tuple[Optional[np.ndarray], Optional[float], str]:
+def build_difference_milp(
+    highspy: Any,
+    a: ReLUNet,
+    b: ReLUNet,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    output: int,
+    sign: float,
+    time_limit: float | None,
+) -> tuple[np.ndarray | None, float | None, str]:
     """Solve max sign * (f_a - f_b)_output on the box; returns (x, objective, status)."""
     model = _Model()
-    x_vars = [model.var(float(l), float(h)) for l, h in zip(lo, hi)]
+    x_vars = [model.var(float(l), float(h)) for l, h in zip(lo, hi, strict=False)]
     out_a = _encode(model, a, x_vars, lo, hi)
     out_b = _encode(model, b, x_vars, lo, hi)
     cost = np.zeros(len(model.lower))
     ia, va, ca = out_a[output]
     ib, vb, cb = out_b[output]
-    for i, v in zip(ia, va):
+    for i, v in zip(ia, va, strict=False):
         cost[i] += sign * v
-    for i, v in zip(ib, vb):
+    for i, v in zip(ib, vb, strict=False):
         cost[i] -= sign * v
     offset = sign * (ca - cb)
 
@@ -137,8 +146,8 @@ def build_difference_milp(highspy: Any, a: ReLUNet, b: ReLUNet, lo: np.ndarray, 
     lp.row_upper_ = np.array([min(r[3], inf) for r in model.rows]) if model.rows else np.zeros(0)
     starts, index, value = [0], [], []
     for idx, val, _, _ in model.rows:
-        merged: Dict[int, float] = {}
-        for i, v in zip(idx, val):
+        merged: dict[int, float] = {}
+        for i, v in zip(idx, val, strict=False):
             merged[i] = merged.get(i, 0.0) + v
         for i in sorted(merged):
             index.append(i)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -14,8 +15,8 @@ from . import _rational as rat
 
 _FLOAT_EXACT_INT = 2**53
 
-FloatParameters = Tuple[List[np.ndarray], List[np.ndarray]]  # (weights, biases) in float64
-IntegerLayer = Tuple[np.ndarray, int, np.ndarray, int]  # W = N / D and b = B / E, Python-int object arrays
+FloatParameters = tuple[list[np.ndarray], list[np.ndarray]]  # (weights, biases) in float64
+IntegerLayer = tuple[np.ndarray, int, np.ndarray, int]  # W = N / D and b = B / E, Python-int object arrays
 
 
 def _is_long_double(dtype: np.dtype) -> bool:
@@ -25,8 +26,10 @@ def _is_long_double(dtype: np.dtype) -> bool:
 def _classify_entries(raw: np.ndarray) -> str:
     """'float' or 'rational' for an array-like of numbers; raises TypeError for anything else."""
     if _is_long_double(raw.dtype):
-        raise TypeError(f"expected float64 or Fractions, got dtype {raw.dtype} (its extra precision would be "
-                        "rounded away; pass Fractions for exact values)")
+        raise TypeError(
+            f"expected float64 or Fractions, got dtype {raw.dtype} (its extra precision would be "
+            "rounded away; pass Fractions for exact values)"
+        )
     if raw.dtype.kind in "fiu":
         if raw.dtype.kind in "iu" and raw.size and int(np.max(np.abs(raw.astype(object)))) > _FLOAT_EXACT_INT:
             return "rational"
@@ -39,8 +42,9 @@ def _classify_entries(raw: np.ndarray) -> str:
             if isinstance(v, (bool, np.bool_)):
                 continue
             if isinstance(v, np.floating) and _is_long_double(np.dtype(type(v))):
-                raise TypeError(f"expected float64 or Fractions, got {type(v).__name__} {v!r} (pass Fractions "
-                                "for exact values)")
+                raise TypeError(
+                    f"expected float64 or Fractions, got {type(v).__name__} {v!r} (pass Fractions for exact values)"
+                )
             if isinstance(v, Fraction):
                 kind = "rational"
             elif isinstance(v, numbers.Integral):
@@ -52,7 +56,7 @@ def _classify_entries(raw: np.ndarray) -> str:
     raise TypeError(f"expected real numbers or Fractions, got dtype {raw.dtype}")
 
 
-def _as_layer_array(value: Any, name: str, ndim: int) -> Tuple[np.ndarray, str]:
+def _as_layer_array(value: Any, name: str, ndim: int) -> tuple[np.ndarray, str]:
     if value is None:
         raise TypeError(f"{name}: expected an array, got None")
     raw = plain_array(value, name)
@@ -79,11 +83,11 @@ def _as_layer_array(value: Any, name: str, ndim: int) -> Tuple[np.ndarray, str]:
     return arr, kind
 
 
-def float_forward(params: FloatParameters, pts: np.ndarray) -> List[np.ndarray]:
+def float_forward(params: FloatParameters, pts: np.ndarray) -> list[np.ndarray]:
     """Pre-activations of every layer in float64 (no checks; overflow gives inf or NaN)."""
     Ws, bs = params
     values, z = [], pts
-    for W, b in zip(Ws, bs):
+    for W, b in zip(Ws, bs, strict=False):
         pre = z @ W.T + b
         values.append(pre)
         z = np.maximum(pre, 0.0)
@@ -132,7 +136,7 @@ class ReLUNet:
     ReLUNet(widths=(1, 1, 1), rational)
     """
 
-    def __init__(self, weights: Sequence[Any], biases: Sequence[Any], *, dtype: Optional[str] = None) -> None:
+    def __init__(self, weights: Sequence[Any], biases: Sequence[Any], *, dtype: str | None = None) -> None:
         if isinstance(weights, np.ndarray) or not isinstance(weights, Sequence) or len(weights) == 0:
             raise TypeError("weights: expected a non-empty list of 2-d arrays, one per layer")
         if isinstance(biases, np.ndarray) or not isinstance(biases, Sequence):
@@ -141,16 +145,15 @@ class ReLUNet:
             raise ValueError(f"biases: expected {len(weights)} arrays (one per layer of weights), got {len(biases)}")
         if dtype is not None:
             as_choice(dtype, "dtype", ("float64", "rational"))
-        Ws: List[np.ndarray] = []
-        bs: List[np.ndarray] = []
-        kinds: List[str] = []
-        for l, (W, b) in enumerate(zip(weights, biases)):
+        Ws: list[np.ndarray] = []
+        bs: list[np.ndarray] = []
+        kinds: list[str] = []
+        for l, (W, b) in enumerate(zip(weights, biases, strict=False)):
             Wa, kw = _as_layer_array(W, f"weights[{l}]", 2)
             ba, kb = _as_layer_array(b, f"biases[{l}]", 1)
             if l > 0 and Wa.shape[1] != Ws[-1].shape[0]:
                 raise ValueError(
-                    f"weights[{l}]: expected {Ws[-1].shape[0]} columns (the width of layer {l}), "
-                    f"got shape {Wa.shape}"
+                    f"weights[{l}]: expected {Ws[-1].shape[0]} columns (the width of layer {l}), got shape {Wa.shape}"
                 )
             if ba.shape != (Wa.shape[0],):
                 raise ValueError(f"biases[{l}]: expected shape ({Wa.shape[0]},) to match weights[{l}], got {ba.shape}")
@@ -162,29 +165,29 @@ class ReLUNet:
             Ws = [rat.fraction_array(W) for W in Ws]
             bs = [rat.fraction_array(b) for b in bs]
         else:
-            for l, (W, b) in enumerate(zip(Ws, bs)):
+            for l, (W, b) in enumerate(zip(Ws, bs, strict=False)):
                 if W.dtype == object:
                     Ws[l] = rat.float_array(W)
                 if b.dtype == object:
                     bs[l] = rat.float_array(b)
         for a in Ws + bs:
             a.flags.writeable = False
-        self._weights: Tuple[np.ndarray, ...] = tuple(Ws)
-        self._biases: Tuple[np.ndarray, ...] = tuple(bs)
+        self._weights: tuple[np.ndarray, ...] = tuple(Ws)
+        self._biases: tuple[np.ndarray, ...] = tuple(bs)
         self._rational = rational
-        self._exact_cache: Optional[Tuple[Tuple[np.ndarray, ...], Tuple[np.ndarray, ...]]] = None
-        self._integer_cache: Optional[List[IntegerLayer]] = None
-        self._full_row_rank: Optional[bool] = None
-        self._float_cache: Optional[Tuple[List[np.ndarray], List[np.ndarray]]] = None
+        self._exact_cache: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] | None = None
+        self._integer_cache: list[IntegerLayer] | None = None
+        self._full_row_rank: bool | None = None
+        self._float_cache: tuple[list[np.ndarray], list[np.ndarray]] | None = None
 
-    def __getstate__(self) -> Dict[str, Any]:
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_exact_cache"] = None if not self._rational else state["_exact_cache"]
         state["_integer_cache"] = None
         state["_float_cache"] = None
         return state
 
-    def __setstate__(self, state: Dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         from .._validation import realign_state
 
         state = realign_state(state)
@@ -200,7 +203,7 @@ class ReLUNet:
 
     # ---- structure -------------------------------------------------------------------------
     @property
-    def weights(self) -> Tuple[np.ndarray, ...]:
+    def weights(self) -> tuple[np.ndarray, ...]:
         """The weight matrices ``(W_1, ..., W_L)``.
 
         Returns
@@ -218,7 +221,7 @@ class ReLUNet:
         return self._weights
 
     @property
-    def biases(self) -> Tuple[np.ndarray, ...]:
+    def biases(self) -> tuple[np.ndarray, ...]:
         """The bias vectors ``(b_1, ..., b_L)``.
 
         Returns
@@ -254,7 +257,7 @@ class ReLUNet:
         return self._rational
 
     @property
-    def widths(self) -> Tuple[int, ...]:
+    def widths(self) -> tuple[int, ...]:
         """The layer widths ``(n_0, n_1, ..., n_L)``.
 
         Returns
@@ -341,14 +344,14 @@ class ReLUNet:
         >>> net.n_parameters
         9
         """
-        return sum(W.size + b.size for W, b in zip(self._weights, self._biases))
+        return sum(W.size + b.size for W, b in zip(self._weights, self._biases, strict=False))
 
     def __repr__(self) -> str:
         kind = "rational" if self._rational else "float64"
         return f"ReLUNet(widths={self.widths}, {kind})"
 
     # ---- conversions -----------------------------------------------------------------------
-    def exact_parameters(self) -> Tuple[Tuple[np.ndarray, ...], Tuple[np.ndarray, ...]]:
+    def exact_parameters(self) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
         """The parameters as object arrays of Fractions (exact; cached).
 
         Returns
@@ -373,7 +376,7 @@ class ReLUNet:
                 self._exact_cache = (Ws, bs)
         return self._exact_cache
 
-    def to_rational(self) -> "ReLUNet":
+    def to_rational(self) -> ReLUNet:
         """The same network with exact Fraction parameters.
 
         Returns
@@ -393,7 +396,7 @@ class ReLUNet:
         Ws, bs = self.exact_parameters()
         return ReLUNet(list(Ws), list(bs), dtype="rational")
 
-    def to_float(self) -> "ReLUNet":
+    def to_float(self) -> ReLUNet:
         """The network with float64 parameters (rounded to nearest when rational).
 
         Returns
@@ -418,7 +421,7 @@ class ReLUNet:
         Ws, bs = self._float_parameters_checked("self")
         return ReLUNet(Ws, bs, dtype="float64")
 
-    def float_parameters(self) -> Tuple[List[np.ndarray], List[np.ndarray]]:
+    def float_parameters(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """float64 copies of the parameters (rounded to nearest when rational).
 
         Returns
@@ -451,8 +454,10 @@ class ReLUNet:
         try:
             return self.float_parameters()
         except OverflowError:
-            raise ValueError(f"{name}: a parameter lies beyond the float64 range (about 1.8e308); use exact "
-                             "arithmetic (evaluate(x, exact=True)) for this network") from None
+            raise ValueError(
+                f"{name}: a parameter lies beyond the float64 range (about 1.8e308); use exact "
+                "arithmetic (evaluate(x, exact=True)) for this network"
+            ) from None
 
     def parameter_vector(self) -> np.ndarray:
         """All parameters as one float64 vector, ordered W_1, b_1, W_2, b_2, ... (row-major).
@@ -475,10 +480,10 @@ class ReLUNet:
         array([ 1. , -1. ,  0.5,  2. ,  0. ,  1. ,  1. , -2. ,  0.5])
         """
         Ws, bs = self._float_parameters_checked("self")
-        return np.concatenate([np.concatenate([W.ravel(), b]) for W, b in zip(Ws, bs)])
+        return np.concatenate([np.concatenate([W.ravel(), b]) for W, b in zip(Ws, bs, strict=False)])
 
     @classmethod
-    def from_parameter_vector(cls, widths: Sequence[int], theta: Any) -> "ReLUNet":
+    def from_parameter_vector(cls, widths: Sequence[int], theta: Any) -> ReLUNet:
         """Inverse of :meth:`parameter_vector` for the given widths.
 
         Parameters
@@ -515,13 +520,13 @@ class ReLUNet:
         Ws, bs, pos = [], [], 0
         for l in range(len(widths) - 1):
             n_out, n_in = widths[l + 1], widths[l]
-            Ws.append(theta[pos:pos + n_out * n_in].reshape(n_out, n_in))
+            Ws.append(theta[pos : pos + n_out * n_in].reshape(n_out, n_in))
             pos += n_out * n_in
-            bs.append(theta[pos:pos + n_out])
+            bs.append(theta[pos : pos + n_out])
             pos += n_out
         return cls(Ws, bs)
 
-    def same_parameters(self, other: "ReLUNet") -> bool:
+    def same_parameters(self, other: ReLUNet) -> bool:
         """Exact equality of all parameters (not functional equivalence: see :func:`equivalent`).
 
         Parameters
@@ -545,10 +550,10 @@ class ReLUNet:
             return False
         A, a = self.exact_parameters()
         B, b = other.exact_parameters()
-        return all(np.array_equal(x, y) for x, y in zip(A + a, B + b))
+        return all(np.array_equal(x, y) for x, y in zip(A + a, B + b, strict=False))
 
     # ---- evaluation ------------------------------------------------------------------------
-    def _check_points(self, x: Any, name: str = "x") -> Tuple[np.ndarray, bool]:
+    def _check_points(self, x: Any, name: str = "x") -> tuple[np.ndarray, bool]:
         refuse_masked(x, name)
         raw = plain_array(x, name, dtype=object if _has_fraction(x) else None)
         single = raw.ndim == 1
@@ -559,11 +564,19 @@ class ReLUNet:
         if raw.dtype.kind not in "fiuO" or _is_long_double(raw.dtype):
             raise TypeError(f"{name}: expected real numbers (float64 or Fractions), got dtype {raw.dtype}")
         if raw.dtype == object:
-            odd = next((v for v in raw.flat if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
-                        or (isinstance(v, np.floating) and _is_long_double(np.dtype(type(v))))), None)
+            odd = next(
+                (
+                    v
+                    for v in raw.flat
+                    if isinstance(v, (bool, np.bool_))
+                    or not isinstance(v, numbers.Real)
+                    or (isinstance(v, np.floating) and _is_long_double(np.dtype(type(v))))
+                ),
+                None,
+            )
             if odd is not None:
                 raise TypeError(f"{name}: expected real numbers or Fractions, got {type(odd).__name__} {odd!r}")
-        for v in (raw.flat if raw.dtype == object else [np.min(raw), np.max(raw)] if raw.dtype.kind == "f" else []):
+        for v in raw.flat if raw.dtype == object else [np.min(raw), np.max(raw)] if raw.dtype.kind == "f" else []:
             if isinstance(v, (float, np.floating)) and not math.isfinite(float(v)):
                 raise ValueError(f"{name}: expected finite values, got NaN or infinity")
         if raw.dtype != object:
@@ -627,7 +640,7 @@ class ReLUNet:
         """
         return self.pre_activations(x, exact=exact)[-1]
 
-    def pre_activations(self, x: Any, *, exact: bool = False) -> List[np.ndarray]:
+    def pre_activations(self, x: Any, *, exact: bool = False) -> list[np.ndarray]:
         """Pre-activations of every layer (the last one is the output).
 
         Parameters
@@ -668,11 +681,13 @@ class ReLUNet:
             with np.errstate(over="ignore", invalid="ignore"):
                 values = float_forward(params, pts)
             if not all(np.all(np.isfinite(v)) for v in values):
-                raise ValueError("x: the outputs overflow float64 at these points (the parameters or points are "
-                                 "too large); use evaluate(x, exact=True)")
+                raise ValueError(
+                    "x: the outputs overflow float64 at these points (the parameters or points are "
+                    "too large); use evaluate(x, exact=True)"
+                )
         return [v[0] for v in values] if single else values
 
-    def activation_pattern(self, x: Any, *, exact: bool = False) -> List[np.ndarray]:
+    def activation_pattern(self, x: Any, *, exact: bool = False) -> list[np.ndarray]:
         """Boolean activation pattern (pre-activation > 0) of each hidden layer at ``x``.
 
         With ``exact=False`` on a float network, points within rounding error of a hyperplane may
@@ -703,15 +718,17 @@ class ReLUNet:
         [array([ True, False])]
         """
         pre = self.pre_activations(x, exact=exact)[:-1]
-        return [np.asarray(p > 0, dtype=bool) if p.dtype != object else np.vectorize(lambda v: v > 0, otypes=[bool])(p)
-                for p in pre]
+        return [
+            np.asarray(p > 0, dtype=bool) if p.dtype != object else np.vectorize(lambda v: v > 0, otypes=[bool])(p)
+            for p in pre
+        ]
 
-    def _integer_layers(self) -> List[IntegerLayer]:
+    def _integer_layers(self) -> list[IntegerLayer]:
         """Each layer as (N, D, B, E): W = N / D and b = B / E with Python-int object arrays."""
         if self._integer_cache is None:
             Ws, bs = self.exact_parameters()
-            layers: List[IntegerLayer] = []
-            for W, b in zip(Ws, bs):
+            layers: list[IntegerLayer] = []
+            for W, b in zip(Ws, bs, strict=False):
                 layers.append(rat.integer_matrix(W) + rat.integer_matrix(b))
             self._integer_cache = layers
         return self._integer_cache
@@ -727,7 +744,7 @@ def _has_fraction(x: Any) -> bool:
     return False
 
 
-def _exact_pre_activations(net: ReLUNet, pts: np.ndarray) -> List[np.ndarray]:
+def _exact_pre_activations(net: ReLUNet, pts: np.ndarray) -> list[np.ndarray]:
     """Exact pre-activations at exact points with Python integers over common denominators."""
     P = rat.fraction_array(pts)
     Z, dz = rat.integer_matrix(P)  # points = Z / dz

@@ -10,8 +10,9 @@ import contextvars
 import math
 import numbers
 import time
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
-from typing import Any, Iterator, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,8 @@ def exact_real(value: Any, name: str) -> Fraction:
     exact Fraction; TypeError or ValueError naming the argument otherwise. Bools, strings and extended
     precision floats (whose extra digits would be rounded away) are refused."""
     if isinstance(value, (bool, np.bool_, str, bytes)) or (
-            isinstance(value, np.floating) and np.dtype(type(value)).itemsize > 8):
+        isinstance(value, np.floating) and np.dtype(type(value)).itemsize > 8
+    ):
         raise TypeError(f"{name}: expected a float64, integer or Fraction, got {type(value).__name__} {value!r}")
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a real number or Fraction, got {type(value).__name__} {value!r}")
@@ -54,11 +56,11 @@ class OutOfTime(Exception):
     """Raised by :func:`check_deadline` inside exact loops once the caller's deadline has passed."""
 
 
-_DEADLINE: "contextvars.ContextVar[Optional[float]]" = contextvars.ContextVar("relu_deadline", default=None)
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("relu_deadline", default=None)
 
 
 @contextlib.contextmanager
-def deadline(when: Optional[float]) -> Iterator[None]:
+def deadline(when: float | None) -> Iterator[None]:
     """Exact loops run inside this block raise :class:`OutOfTime` after ``time.monotonic() > when``."""
     token = _DEADLINE.set(when)
     try:
@@ -104,12 +106,12 @@ def exactly_float(a: np.ndarray) -> bool:
     return True
 
 
-def row_echelon(M: np.ndarray) -> Tuple[np.ndarray, List[int]]:
+def row_echelon(M: np.ndarray) -> tuple[np.ndarray, list[int]]:
     """Reduced row echelon form of a Fraction matrix and its pivot columns."""
     A = [list(row) for row in M]
     rows = len(A)
     cols = len(A[0]) if rows else 0
-    pivots: List[int] = []
+    pivots: list[int] = []
     r = 0
     for c in range(cols):
         p = next((i for i in range(r, rows) if A[i][c] != 0), None)
@@ -121,7 +123,7 @@ def row_echelon(M: np.ndarray) -> Tuple[np.ndarray, List[int]]:
         for i in range(rows):
             if i != r and A[i][c] != 0:
                 f = A[i][c]
-                A[i] = [a - f * b for a, b in zip(A[i], A[r])]
+                A[i] = [a - f * b for a, b in zip(A[i], A[r], strict=False)]
         pivots.append(c)
         r += 1
         if r == rows:
@@ -136,7 +138,7 @@ def row_echelon(M: np.ndarray) -> Tuple[np.ndarray, List[int]]:
 _PRIME = 2_147_483_647  # 2^31 - 1: products of two residues fit in int64
 
 
-def rank_mod_p(M: np.ndarray, p: int = _PRIME) -> Optional[int]:
+def rank_mod_p(M: np.ndarray, p: int = _PRIME) -> int | None:
     """Rank of the matrix reduced modulo the prime p (None if a denominator vanishes mod p).
 
     A nonzero minor modulo p is nonzero over the rationals, so rank_mod_p <= rank: full rank modulo
@@ -177,7 +179,7 @@ def rank(M: np.ndarray) -> int:
     return full_rank
 
 
-def solve_exact(A: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
+def solve_exact(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """One exact solution x of A x = b (A: m x n Fractions), or None when the system is inconsistent."""
     A = fraction_array(A)
     b = fraction_array(b).reshape(-1, 1)
@@ -192,7 +194,7 @@ def solve_exact(A: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
     return x
 
 
-def inverse(G: np.ndarray) -> Optional[np.ndarray]:
+def inverse(G: np.ndarray) -> np.ndarray | None:
     """Exact inverse of a square Fraction matrix, or None when it is singular."""
     G = fraction_array(G)
     n = G.shape[0]
@@ -203,7 +205,7 @@ def inverse(G: np.ndarray) -> Optional[np.ndarray]:
     return R[:, n:]
 
 
-def integer_matrix(A: np.ndarray) -> Tuple[np.ndarray, int]:
+def integer_matrix(A: np.ndarray) -> tuple[np.ndarray, int]:
     """A = N / d for an array of Fractions: N an object array of Python ints, d > 0 the lcm of the
     denominators."""
     d = 1

@@ -19,9 +19,10 @@ import functools
 import itertools
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -37,10 +38,10 @@ AT_INFINITY = 1  # bit 0: the constraint t >= 0 of the homogenised cone, tight e
 # (Python int): bit 0 is t >= 0, then the region's root constraints, then one bit per neuron (a
 # neuron splits a region at most once along a path, so the bit is unique on the path; the rows of
 # a path's constraints travel with its regions).
-Generator = Tuple[Tuple[int, ...], int]
-IntegerLayer = Tuple[np.ndarray, int, np.ndarray, int]  # W = N / d, b = B / e
-Rows = Dict[int, Tuple[int, ...]]  # constraint rows by bit
-Root = Callable[[], Tuple[List[Generator], Rows]]  # one polyhedron, built when first visited
+Generator = tuple[tuple[int, ...], int]
+IntegerLayer = tuple[np.ndarray, int, np.ndarray, int]  # W = N / d, b = B / e
+Rows = dict[int, tuple[int, ...]]  # constraint rows by bit
+Root = Callable[[], tuple[list[Generator], Rows]]  # one polyhedron, built when first visited
 
 
 class RegionBudgetExceeded(RuntimeError):
@@ -51,14 +52,14 @@ class RegionTimeLimit(RuntimeError):
     """The time limit ran out during the enumeration."""
 
 
-def _primitive(v: Sequence[int]) -> Tuple[int, ...]:
+def _primitive(v: Sequence[int]) -> tuple[int, ...]:
     g = 0
     for x in v:
         g = math.gcd(g, x)
     return tuple(x // g for x in v) if g > 1 else tuple(v)
 
 
-def integer_row(a: Sequence[Fraction], c: Fraction) -> Tuple[int, ...]:
+def integer_row(a: Sequence[Fraction], c: Fraction) -> tuple[int, ...]:
     """The constraint a.x + c >= 0 as a primitive integer vector (a, c) (a positive multiple)."""
     d = 1
     for v in list(a) + [c]:
@@ -66,7 +67,7 @@ def integer_row(a: Sequence[Fraction], c: Fraction) -> Tuple[int, ...]:
     return _primitive([int(Fraction(v) * d) for v in list(a) + [c]])
 
 
-def integer_point(x: Sequence[Fraction]) -> Tuple[int, ...]:
+def integer_point(x: Sequence[Fraction]) -> tuple[int, ...]:
     """The homogenised generator (x, 1) of a point as a primitive integer vector."""
     d = 1
     for v in x:
@@ -76,13 +77,13 @@ def integer_point(x: Sequence[Fraction]) -> Tuple[int, ...]:
 
 def _value(row: Sequence[int], g: Sequence[int]) -> int:
     s = 0
-    for ai, xi in zip(row, g):
+    for ai, xi in zip(row, g, strict=False):
         if ai and xi:
             s += ai * xi
     return s
 
 
-def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction]) -> Tuple[List[Root], int]:
+def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction]) -> tuple[list[Root], int]:
     """The box [lo, hi] as one polytope (its 2^n vertices): [(generators, rows)], rows by bit."""
     n = len(lo)
     rows: Rows = {}
@@ -91,7 +92,7 @@ def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction]) -> Tuple[List[Root
         e[j] = ONE
         rows[1 << (1 + 2 * j)] = integer_row(e, -Fraction(lo[j]))
         rows[1 << (2 + 2 * j)] = integer_row([-v for v in e], Fraction(hi[j]))
-    gens: List[Generator] = []
+    gens: list[Generator] = []
     for corner in itertools.product((0, 1), repeat=n):
         g = integer_point([hi[j] if bit else lo[j] for j, bit in enumerate(corner)])
         mask = 0
@@ -101,10 +102,11 @@ def box_roots(lo: Sequence[Fraction], hi: Sequence[Fraction]) -> Tuple[List[Root
     return [lambda: (gens, rows)], 2 * n
 
 
-def space_roots(n: int) -> Tuple[List[Root], int]:
+def space_roots(n: int) -> tuple[list[Root], int]:
     """R^n as the n + 1 cones of the fan spanned by e_1..e_n and -(e_1 + ... + e_n), built lazily
     (one callable per cone) with their tight sets written down directly."""
-    def unit(j: int, sign: int = 1) -> Tuple[int, ...]:
+
+    def unit(j: int, sign: int = 1) -> tuple[int, ...]:
         g = [0] * (n + 1)
         g[j] = sign
         return tuple(g)
@@ -113,18 +115,20 @@ def space_roots(n: int) -> Tuple[List[Root], int]:
     minus_one = tuple([-1] * n + [0])
     every = sum(1 << (1 + i) for i in range(n))
 
-    def orthant() -> Tuple[List[Generator], Rows]:
+    def orthant() -> tuple[list[Generator], Rows]:
         rows = {1 << (1 + j): unit(j) for j in range(n)}  # x_j >= 0
         return [(apex, every)] + [(unit(j), (every & ~(1 << (1 + j))) | AT_INFINITY) for j in range(n)], rows
 
-    def cone(k: int) -> Tuple[List[Generator], Rows]:  # without e_k: x = sum_{i != k} l_i e_i + l (-1), l = -x_k, l_i = x_i - x_k
+    def cone(
+        k: int,
+    ) -> tuple[list[Generator], Rows]:  # without e_k: x = sum_{i != k} l_i e_i + l (-1), l = -x_k, l_i = x_i - x_k
         rows: Rows = {1 << (1 + k): unit(k, -1)}  # -x_k >= 0
         for i in range(n):
             if i != k:
                 a = [0] * (n + 1)
                 a[i], a[k] = 1, -1
                 rows[1 << (1 + i)] = tuple(a)  # x_i - x_k >= 0
-        gens: List[Generator] = [(apex, every)]
+        gens: list[Generator] = [(apex, every)]
         gens += [(unit(i), (every & ~(1 << (1 + i))) | AT_INFINITY) for i in range(n) if i != k]
         gens.append((minus_one, (every & ~(1 << (1 + k))) | AT_INFINITY))
         return gens, rows
@@ -132,8 +136,9 @@ def space_roots(n: int) -> Tuple[List[Root], int]:
     return [orthant] + [functools.partial(cone, k) for k in range(n)], n
 
 
-def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], bit: int, rows: Rows,
-          deadline: Optional[float] = None) -> Tuple[List[Generator], List[Generator], Rows]:
+def split(
+    gens: list[Generator], row: tuple[int, ...], values: list[int], bit: int, rows: Rows, deadline: float | None = None
+) -> tuple[list[Generator], list[Generator], Rows]:
     """Cut a region by the hyperplane ``row`` . (x, 1) = 0 (constraint ``bit``); returns the
     generator lists of the >= 0 and <= 0 parts and the constraint rows of both."""
     rows = dict(rows)
@@ -146,7 +151,7 @@ def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], bit: i
     neg = [i for i, v in enumerate(values) if v < 0]
     zero = [i for i, v in enumerate(values) if v == 0]
     tights = [t for _, t in gens]
-    fresh: List[Generator] = []
+    fresh: list[Generator] = []
     for i in pos:
         if deadline is not None and time.monotonic() > deadline:
             raise RegionTimeLimit("time limit reached during the region enumeration")
@@ -165,7 +170,7 @@ def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], bit: i
                 continue
             gi, gj = gens[i][0], gens[j][0]
             vi, vj = values[i], -values[j]
-            point = _primitive([vi * q + vj * p for p, q in zip(gi, gj)])
+            point = _primitive([vi * q + vj * p for p, q in zip(gi, gj, strict=False)])
             tight = common | bit
             rest = region & ~common
             while rest:
@@ -185,11 +190,11 @@ def split(gens: List[Generator], row: Tuple[int, ...], values: List[int], bit: i
 
 @dataclass
 class Leaf:
-    generators: List[Generator]
-    integer_maps: List[Tuple[np.ndarray, int]]  # per network: output = N[:, :-1] x + N[:, -1], over den
+    generators: list[Generator]
+    integer_maps: list[tuple[np.ndarray, int]]  # per network: output = N[:, :-1] x + N[:, -1], over den
 
     @property
-    def maps(self) -> List[Tuple[np.ndarray, np.ndarray]]:
+    def maps(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per network, (M, m) with output = M x + m on the region (object arrays of Fractions)."""
         out = []
         for N, den in self.integer_maps:
@@ -200,29 +205,29 @@ class Leaf:
         return out
 
     @property
-    def vertices(self) -> List[Tuple[Fraction, ...]]:
+    def vertices(self) -> list[tuple[Fraction, ...]]:
         return [tuple(Fraction(v, g[-1]) for v in g[:-1]) for g, _ in self.generators if g[-1]]
 
     @property
-    def rays(self) -> List[Tuple[Fraction, ...]]:
+    def rays(self) -> list[tuple[Fraction, ...]]:
         return [tuple(Fraction(v) for v in g[:-1]) for g, _ in self.generators if not g[-1]]
 
-    def interior_point(self) -> Tuple[Fraction, ...]:
+    def interior_point(self) -> tuple[Fraction, ...]:
         """The mean of the vertices plus the sum of the rays (a relative interior point)."""
         verts, rays = self.vertices, self.rays
         n = len(self.generators[0][0]) - 1
         p = [sum((v[q] for v in verts), ZERO) / len(verts) for q in range(n)]
         for r in rays:
-            p = [x + y for x, y in zip(p, r)]
+            p = [x + y for x, y in zip(p, r, strict=False)]
         return tuple(p)
 
 
-def _integer_layers(layers: Sequence[Tuple[np.ndarray, np.ndarray]]) -> List[IntegerLayer]:
+def _integer_layers(layers: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[IntegerLayer]:
     """Each (W, b) of Fractions as (N, d, B, e) with W = N / d and b = B / e (Python-int object arrays)."""
     return [rat.integer_matrix(W) + rat.integer_matrix(b) for W, b in layers]
 
 
-def _compose(layer: IntegerLayer, A: np.ndarray, den: int) -> Tuple[np.ndarray, int]:
+def _compose(layer: IntegerLayer, A: np.ndarray, den: int) -> tuple[np.ndarray, int]:
     """Pre-activations W (A / den)[:, :-1] x + W (A / den)[:, -1] + b as an integer augmented matrix
     over one denominator (both reduced by their gcd)."""
     N, d, B, e = layer
@@ -240,10 +245,16 @@ def _compose(layer: IntegerLayer, A: np.ndarray, den: int) -> Tuple[np.ndarray, 
     return P, new_den
 
 
-def enumerate_regions(layers_per_net: Sequence[Sequence[Tuple[np.ndarray, np.ndarray]]],
-                      lo: Optional[Sequence[Fraction]] = None, hi: Optional[Sequence[Fraction]] = None, *, n_inputs: Optional[int] = None,
-                      max_regions: int = 20000, deadline: Optional[float] = None,
-                      on_leaf: Optional[Callable[[Leaf], bool]] = None) -> int:
+def enumerate_regions(
+    layers_per_net: Sequence[Sequence[tuple[np.ndarray, np.ndarray]]],
+    lo: Sequence[Fraction] | None = None,
+    hi: Sequence[Fraction] | None = None,
+    *,
+    n_inputs: int | None = None,
+    max_regions: int = 20000,
+    deadline: float | None = None,
+    on_leaf: Callable[[Leaf], bool] | None = None,
+) -> int:
     """Depth-first enumeration of the joint linear regions of several networks.
 
     On the box ``[lo, hi]``, or on all of R^n (``lo = hi = None``, ``n_inputs = n``).
@@ -260,7 +271,7 @@ def enumerate_regions(layers_per_net: Sequence[Sequence[Tuple[np.ndarray, np.nda
         n0 = len(lo)
         roots, n_root = box_roots(lo, hi)
     int_layers = [_integer_layers(layers) for layers in layers_per_net]
-    first_bit: List[List[int]] = []  # per network and hidden layer: the bit of its neuron 0
+    first_bit: list[list[int]] = []  # per network and hidden layer: the bit of its neuron 0
     position = 1 + n_root
     for layers in int_layers:
         first_bit.append([])
@@ -275,7 +286,7 @@ def enumerate_regions(layers_per_net: Sequence[Sequence[Tuple[np.ndarray, np.nda
     start_maps = [(identity, 1) for _ in layers_per_net]
     # A task: (generators, constraint rows, net index, layer index, neuron index, per-net z maps,
     # current pre map, acts)
-    stack: List[Tuple[Any, ...]] = [(root, None, None, 0, 0, 0, start_maps, None, []) for root in reversed(roots)]
+    stack: list[tuple[Any, ...]] = [(root, None, None, 0, 0, 0, start_maps, None, []) for root in reversed(roots)]
     while stack:
         steps += 1
         if deadline is not None and steps % 16 == 0 and time.monotonic() > deadline:

@@ -13,8 +13,9 @@ exact there; elsewhere it is a sufficient condition and a valid move may be refu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -54,7 +55,7 @@ class MoveError(ValueError):
     """
 
 
-def _layers(net: ReLUNet) -> Tuple[List[np.ndarray], List[np.ndarray]]:
+def _layers(net: ReLUNet) -> tuple[list[np.ndarray], list[np.ndarray]]:
     Ws, bs = net.exact_parameters()
     return [W.copy() for W in Ws], [b.copy() for b in bs]
 
@@ -78,7 +79,7 @@ def _check_neuron(net: ReLUNet, layer: int, neuron: Any, name: str = "neuron") -
     return as_int(neuron, name, low=0, high=net.widths[layer] - 1)
 
 
-def _as_fraction_array(value: Any, name: str, shape: Tuple[int, ...]) -> np.ndarray:
+def _as_fraction_array(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
     arr = plain_array(value, name, dtype=object)
     if arr.shape != shape:
         raise ValueError(f"{name}: expected shape {shape}, got {arr.shape}")
@@ -268,8 +269,9 @@ def scale(net: ReLUNet, layer: int, neuron: int, s: Any) -> ReLUNet:
     return _rebuild(net, Ws, bs)
 
 
-def flip(net: ReLUNet, layer: int, neuron: int, *, pair: Optional[Tuple[int, int]] = None,
-         active: Optional[Sequence[int]] = None) -> ReLUNet:
+def flip(
+    net: ReLUNet, layer: int, neuron: int, *, pair: tuple[int, int] | None = None, active: Sequence[int] | None = None
+) -> ReLUNet:
     """Symmetry 3: ``c relu(u) = c relu(-u) + c u`` with the linear term ``c u`` absorbed.
 
     The neuron's pre-activation u is negated. The linear term is absorbed by neurons of the same layer:
@@ -359,9 +361,9 @@ def flip(net: ReLUNet, layer: int, neuron: int, *, pair: Optional[Tuple[int, int
         alpha = rat.solve_exact(W[S].T, w_i)
         if alpha is None:
             raise MoveError(f"active: the weights of neuron {i} are not in the span of neurons {S}")
-        for a, j in zip(alpha, S):
+        for a, j in zip(alpha, S, strict=False):
             Wn[:, j] += c * a
-        bn += c * (b_i - sum((a * b[j] for a, j in zip(alpha, S)), Fraction(0)))
+        bn += c * (b_i - sum((a * b[j] for a, j in zip(alpha, S, strict=False)), Fraction(0)))
     else:
         raise MoveError(f"neuron {i} has nonzero weights: pass pair=(j, k) or active=[...] to absorb the linear term")
     W[i] = -w_i
@@ -369,8 +371,9 @@ def flip(net: ReLUNet, layer: int, neuron: int, *, pair: Optional[Tuple[int, int
     return _rebuild(net, Ws, bs)
 
 
-def perturb_dead(net: ReLUNet, layer: int, neuron: int, *, weights: Any = None, bias: Any = None,
-                 outgoing: Any = None) -> ReLUNet:
+def perturb_dead(
+    net: ReLUNet, layer: int, neuron: int, *, weights: Any = None, bias: Any = None, outgoing: Any = None
+) -> ReLUNet:
     """Symmetry 4: a dead neuron's parameters are free as long as it stays dead.
 
     The neuron must be dead on the image of the previous layer, and stay dead with the new incoming
@@ -490,7 +493,7 @@ def mix_active(net: ReLUNet, layer: int, neurons: Sequence[int], G: Any) -> ReLU
     return _rebuild(net, Ws, bs)
 
 
-def shift_bounds(net: ReLUNet, layer: int, neuron: int) -> Optional[Fraction]:
+def shift_bounds(net: ReLUNet, layer: int, neuron: int) -> Fraction | None:
     """Smallest valid shift t of :func:`shift_hidden_bias` (None if -inf, i.e. no neuron reads it).
 
     Parameters

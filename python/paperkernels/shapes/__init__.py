@@ -71,5 +71,3 @@ import sys as _sys  # noqa: E402
 for _old in ("codes", "corpus", "encoder", "geometry", "pose", "zernike"):
     _sys.modules.setdefault(f"{__name__}.{_old}", _sys.modules[f"{__name__}._{_old}"])
 del _old
-
-

@@ -3,7 +3,7 @@ and code lengths."""
 
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 
-def _as_coefficients(z: Any, name: str = "z") -> Tuple[np.ndarray, bool]:
+def _as_coefficients(z: Any, name: str = "z") -> tuple[np.ndarray, bool]:
     arr = plain_array(z, name)
     if arr.dtype.kind not in "fc":
         raise TypeError(f"{name}: expected complex coefficients, got dtype {arr.dtype}")

@@ -3,8 +3,9 @@ by shapely boolean operations, then normalised into the unit disk. Nothing is do
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, List, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def _primitive(kind: str, rng: np.random.Generator) -> Any:
     return geometry.Polygon(star_polygon(int(rng.integers(4, 8)), rng.uniform(0.35, 0.65)))
 
 
-def _place(shape: Any, rng: np.random.Generator, scale: Tuple[float, float], shift: float) -> Any:
+def _place(shape: Any, rng: np.random.Generator, scale: tuple[float, float], shift: float) -> Any:
     affinity = _shapely().affinity
     shape = affinity.rotate(shape, rng.uniform(0.0, 360.0), origin=(0, 0))
     s = rng.uniform(*scale)
@@ -74,11 +75,11 @@ def synthetic_shapes(
     n: int,
     seed: SeedLike = 0,
     *,
-    n_operations: Tuple[int, int] = (1, 3),
+    n_operations: tuple[int, int] = (1, 3),
     primitives: Sequence[str] = PRIMITIVES,
     operations: Sequence[str] = OPERATIONS,
     connected: bool = True,
-) -> List[Any]:
+) -> list[Any]:
     """``n`` random shapely geometries inside the unit disk (normalised with :func:`normalize`).
 
     Each starts from a random primitive (rotated, scaled, shifted) and undergoes between
@@ -132,7 +133,7 @@ def synthetic_shapes(
     if not primitives or not operations:
         raise ValueError("primitives, operations: expected at least one of each")
     rng = np.random.default_rng(as_seed(seed))
-    shapes: List[Any] = []
+    shapes: list[Any] = []
     while len(shapes) < n:
         current = _place(_primitive(primitives[rng.integers(len(primitives))], rng), rng, (0.6, 1.0), 0.1)
         for _ in range(int(rng.integers(lo, hi + 1))):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -11,9 +11,9 @@ from .. import _core
 from .._limits import check_result_bytes
 from .._validation import as_array, as_choice, as_float, as_int, as_n_threads, plain_array, realign_state
 from . import _compat
-from ._inputs import MAX_ORDER, as_masks, as_order, check_output_bytes, pack_polygons, split_polygons
 from ._codes import code_length, from_codes, order_for_length
 from ._geometry import _as_compat
+from ._inputs import MAX_ORDER, as_masks, as_order, check_output_bytes, pack_polygons, split_polygons
 from ._pose import MAX_SIGMA, MIN_SIGMA, PoseEncoder
 from ._zernike import (
     DEFAULT_MAX_BASIS_BYTES,
@@ -189,8 +189,8 @@ class XShapeEncoder:
 
     def __init__(
         self,
-        N: Optional[int] = None,
-        encode_len: Optional[int] = None,
+        N: int | None = None,
+        encode_len: int | None = None,
         *,
         exact_len: bool = False,
         input: str = "cartesian",
@@ -202,9 +202,9 @@ class XShapeEncoder:
         polar_rule: str = "midpoint",
         pose_sigma: float = 0.1,
         dtype: Any = np.float32,
-        n_threads: Optional[int] = None,
+        n_threads: int | None = None,
         max_basis_bytes: float = DEFAULT_MAX_BASIS_BYTES,
-        compat: Optional[str] = None,
+        compat: str | None = None,
     ) -> None:
         self.invariant = bool(invariant)
         self.exact_len = bool(exact_len)
@@ -223,7 +223,9 @@ class XShapeEncoder:
         if self.exact_len and encode_len is None:
             raise ValueError("exact_len: expected encode_len to be given")
         # (exact_len without encode_len was refused above)
-        self.length: int = encode_len if self.exact_len and encode_len is not None else code_length(self.N, self.invariant)
+        self.length: int = (
+            encode_len if self.exact_len and encode_len is not None else code_length(self.N, self.invariant)
+        )
         self.input = as_choice(input, "input", ("cartesian", "polar", "polygon"))
         self.res = as_int(res, "res", low=2, high=1 << 15)
         self.freqprop = as_float(freqprop, "freqprop")
@@ -245,12 +247,12 @@ class XShapeEncoder:
                     "compat: invariant codes and supersampling are not part of the reference implementation"
                 )
         self.indices = indices(self.N)
-        self._polar: Dict[Tuple[int, int], Any] = {}
-        self._cartesian: Dict[Tuple[int, int, bool], Any] = {}
-        self._poses: Dict[int, PoseEncoder] = {}
-        self._phases: Dict[int, np.ndarray] = {}
+        self._polar: dict[tuple[int, int], Any] = {}
+        self._cartesian: dict[tuple[int, int, bool], Any] = {}
+        self._poses: dict[int, PoseEncoder] = {}
+        self._phases: dict[int, np.ndarray] = {}
 
-    def __getstate__(self) -> Dict[str, Any]:
+    def __getstate__(self) -> dict[str, Any]:
         # Pickled (e.g. shipped to Dask workers) or deep-copied without its cached bases, which are
         # rebuilt on use: a restored encoder gives bit-identical codes.
         state = dict(self.__dict__)
@@ -258,7 +260,7 @@ class XShapeEncoder:
             state[cache] = {}
         return state
 
-    def __setstate__(self, state: Dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(realign_state(state))
 
     @property
@@ -275,7 +277,7 @@ class XShapeEncoder:
 
     # -- moments -----------------------------------------------------------------------------------
 
-    def _polar_engine(self, shape: Tuple[int, int]) -> Any:
+    def _polar_engine(self, shape: tuple[int, int]) -> Any:
         engine = self._polar.get(shape)
         if engine is None:
             if self.compat is not None:
@@ -292,11 +294,18 @@ class XShapeEncoder:
         if key not in self._cartesian:
             supersample = 1 if synthesis else self.supersample
             self._cartesian[key] = cartesian_basis(
-                self.N, H, W, supersample, synthesis, self.max_basis_bytes, self.n_threads, "res" if synthesis else "shapes"
+                self.N,
+                H,
+                W,
+                supersample,
+                synthesis,
+                self.max_basis_bytes,
+                self.n_threads,
+                "res" if synthesis else "shapes",
             )
         return self._cartesian[key]
 
-    def polar_grid(self, n_theta: Optional[int] = None, n_rho: Optional[int] = None) -> PolarGrid:
+    def polar_grid(self, n_theta: int | None = None, n_rho: int | None = None) -> PolarGrid:
         """The grid polar inputs are sampled on (the reference's ``res x res`` grid in compat mode).
 
         Parameters
@@ -374,7 +383,10 @@ class XShapeEncoder:
                 if masks.min() < 0 or masks.max() > 1:
                     raise ValueError("shapes: expected values in [0, 1]")
                 check_output_bytes(
-                    (len(masks), self.res, self.res), "res", "encode smaller batches or use a lower res", what="polar resampling"
+                    (len(masks), self.res, self.res),
+                    "res",
+                    "encode smaller batches or use a lower res",
+                    what="polar resampling",
                 )
                 masks = _compat.euclidean_to_polar(masks, self.res)
             elif self.compat is not None and masks.shape[1:] != (self.res, self.res):
@@ -446,7 +458,7 @@ class XShapeEncoder:
         single = z.ndim == 1
         return self._finish(np.atleast_2d(z), self.freqprop, single)
 
-    def _coefficients(self, codes: Any, lam: float, name: str = "codes") -> Tuple[np.ndarray, bool]:
+    def _coefficients(self, codes: Any, lam: float, name: str = "codes") -> tuple[np.ndarray, bool]:
         if self.invariant:
             raise ValueError(f"{name}: invariant codes hold magnitudes only and cannot be decoded")
         arr = plain_array(codes, name)
@@ -572,7 +584,7 @@ class XShapeEncoder:
             except ValueError as exc:
                 message = str(exc)
                 if message.startswith("sigma:"):  # the encoder's argument is pose_sigma
-                    raise ValueError("pose_sigma:" + message[len("sigma:"):]) from None
+                    raise ValueError("pose_sigma:" + message[len("sigma:") :]) from None
                 raise
             phases = encoder.phase_matrix(self.N)
             self._poses[K], self._phases[K] = encoder, phases

@@ -3,7 +3,8 @@ polygons, simple primitives and the IoU used to judge reconstructions."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Tuple
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -21,13 +22,13 @@ MAX_POLYGON_VERTICES = 10_000_000
 """Largest vertex count of the generated primitives (star_polygon, regular_polygon)."""
 
 
-def _as_compat(compat: Any) -> Optional[str]:
+def _as_compat(compat: Any) -> str | None:
     if compat is None:
         return None
     return as_choice(compat, "compat", (COMPAT_XSHAPEENC,))
 
 
-def _pixel_centres(H: int, W: int) -> Tuple[np.ndarray, np.ndarray]:
+def _pixel_centres(H: int, W: int) -> tuple[np.ndarray, np.ndarray]:
     return (2 * np.arange(W) + 1 - W) / W, (H - 1 - 2 * np.arange(H)) / H
 
 
@@ -38,9 +39,9 @@ def normalize(
     margin: float = 1e-3,
     res: Any = None,
     supersample: int = 4,
-    compat: Optional[str] = None,
-    n_threads: Optional[int] = None,
-) -> Tuple[Any, np.ndarray]:
+    compat: str | None = None,
+    n_threads: int | None = None,
+) -> tuple[Any, np.ndarray]:
     """Move a shape into the unit disk: ``unit = (world - c) * s``, returning ``(unit_shape, pose)``.
 
     ``c`` is the area centroid and ``s = (1 - margin) / r_max`` with ``r_max`` the true largest distance
@@ -102,7 +103,7 @@ def normalize(
     return _normalize_masks(shape, margin, res, supersample, compat, n_threads)
 
 
-def _polygon_frames(packed: PackedPolygons, compat: Optional[str]) -> Tuple[np.ndarray, np.ndarray]:
+def _polygon_frames(packed: PackedPolygons, compat: str | None) -> tuple[np.ndarray, np.ndarray]:
     """Area centroids (B, 2) and fitting radii (B,) of packed polygons."""
     x, y = packed.vertices[:, 0], packed.vertices[:, 1]
     nxt = np.arange(len(x)) + 1
@@ -162,7 +163,7 @@ def _map_nested(coords: Any, fn: Callable[[np.ndarray], np.ndarray], depth: int,
     return [_map_nested(c, fn, depth - 1, as_list) for c in coords]
 
 
-def _normalize_polygons(shape: Any, margin: float, compat: Optional[str]) -> Tuple[Any, np.ndarray]:
+def _normalize_polygons(shape: Any, margin: float, compat: str | None) -> tuple[Any, np.ndarray]:
     batch, single = split_polygons(shape, "shape")
     packed = pack_polygons(batch, "shape", unit_disk=False)
     centre, radius = _polygon_frames(packed, compat)
@@ -180,8 +181,8 @@ def _normalize_polygons(shape: Any, margin: float, compat: Optional[str]) -> Tup
 
 
 def _normalize_masks(
-    shape: Any, margin: float, res: Any, supersample: int, compat: Optional[str], n_threads: Optional[int]
-) -> Tuple[np.ndarray, np.ndarray]:
+    shape: Any, margin: float, res: Any, supersample: int, compat: str | None, n_threads: int | None
+) -> tuple[np.ndarray, np.ndarray]:
     masks, single = as_masks(shape, "shape")
     B, H, W = masks.shape
     weights = masks.astype(np.float64, copy=False)
@@ -219,7 +220,7 @@ def denormalize(
     input: str = "auto",
     res: Any = None,
     supersample: int = 4,
-    n_threads: Optional[int] = None,
+    n_threads: int | None = None,
 ) -> Any:
     """Inverse of :func:`normalize`: ``world = c + unit / s`` for each pose row ``(c_x, c_y, s)``.
 
@@ -301,7 +302,7 @@ def denormalize(
     return world[0] if single else world
 
 
-def rasterize(polygons: Any, res: Any = 128, *, supersample: int = 1, n_threads: Optional[int] = None) -> np.ndarray:
+def rasterize(polygons: Any, res: Any = 128, *, supersample: int = 1, n_threads: int | None = None) -> np.ndarray:
     """Masks of polygons on the ``[-1, 1]^2`` pixel grid (y up): the fraction of each pixel's
     ``s x s`` sample points inside (even-odd rule), so ``supersample=1`` gives a binary mask.
 
@@ -356,7 +357,12 @@ def rasterize(polygons: Any, res: Any = 128, *, supersample: int = 1, n_threads:
 
 
 def star_polygon(
-    n_points: int = 5, inner: float = 0.5, *, radius: float = 1.0, rotation: float = 0.0, center: Tuple[float, float] = (0.0, 0.0)
+    n_points: int = 5,
+    inner: float = 0.5,
+    *,
+    radius: float = 1.0,
+    rotation: float = 0.0,
+    center: tuple[float, float] = (0.0, 0.0),
 ) -> np.ndarray:
     """Star with ``n_points`` tips (``2 n_points`` vertices, counter-clockwise): tips at ``radius``,
     notches at ``inner * radius``, the first tip at angle ``rotation``.
@@ -402,7 +408,7 @@ def star_polygon(
 
 
 def regular_polygon(
-    n_sides: int, *, radius: float = 1.0, rotation: float = 0.0, center: Tuple[float, float] = (0.0, 0.0)
+    n_sides: int, *, radius: float = 1.0, rotation: float = 0.0, center: tuple[float, float] = (0.0, 0.0)
 ) -> np.ndarray:
     """Regular polygon with ``n_sides`` vertices on a circle of ``radius`` (counter-clockwise).
 

@@ -4,8 +4,9 @@ C++ core expects, with error messages that name the argument."""
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,9 @@ def as_order(N: Any, name: str = "N") -> int:
     return as_int(N, name, low=0, high=MAX_ORDER)
 
 
-def check_output_bytes(shape: Tuple[int, ...], name: str, hint: str, *, dtype: Any = np.float64, what: str = "result") -> None:
+def check_output_bytes(
+    shape: tuple[int, ...], name: str, hint: str, *, dtype: Any = np.float64, what: str = "result"
+) -> None:
     """Refuse up front an array of ``shape`` and ``dtype`` larger than ``paperkernels.limits.max_result_bytes``."""
     dtype = np.dtype(dtype)
     size = dtype.itemsize
@@ -72,7 +75,7 @@ def _looks_transposed(arr: np.ndarray) -> bool:
     )
 
 
-def _transposed_message(name: str, shape: Tuple[int, ...]) -> str:
+def _transposed_message(name: str, shape: tuple[int, ...]) -> str:
     wanted = "(V, 2)" if len(shape) == 2 else "(B, V, 2)"
     return (
         f"{name}: got shape {shape}, which looks like polygon vertices stored as columns (2, V); "
@@ -80,7 +83,7 @@ def _transposed_message(name: str, shape: Tuple[int, ...]) -> str:
     )
 
 
-def as_masks(value: Any, name: str = "masks", *, images: str = "") -> Tuple[np.ndarray, bool]:
+def as_masks(value: Any, name: str = "masks", *, images: str = "") -> tuple[np.ndarray, bool]:
     """(B, H, W) C-contiguous array of a dtype the core reads, and whether a single mask was given.
 
     float64, float32, uint8 and bool are passed through without copying (torch CPU tensors and other
@@ -148,20 +151,22 @@ def _is_geo(obj: Any) -> bool:
     return hasattr(obj, "__geo_interface__") or isinstance(obj, dict)
 
 
-def _geo_dict(obj: Any, name: str) -> Dict[str, Any]:
+def _geo_dict(obj: Any, name: str) -> dict[str, Any]:
     geo = obj.__geo_interface__ if hasattr(obj, "__geo_interface__") else obj
     if not isinstance(geo, dict):
         raise TypeError(f"{name}: expected __geo_interface__ to be a GeoJSON dict, got {type(geo).__name__}")
     return geo
 
 
-def _coordinate_list(coords: Any, name: str, what: str) -> List[Any]:
+def _coordinate_list(coords: Any, name: str, what: str) -> list[Any]:
     if isinstance(coords, (str, bytes, dict)) or not isinstance(coords, (list, tuple, np.ndarray)):
-        raise TypeError(f"{name}: expected the 'coordinates' of a GeoJSON {what} as a list, got {type(coords).__name__}")
+        raise TypeError(
+            f"{name}: expected the 'coordinates' of a GeoJSON {what} as a list, got {type(coords).__name__}"
+        )
     return list(coords)
 
 
-def _geo_parts(obj: Any, name: str, in_feature: bool = False) -> List[List[Any]]:
+def _geo_parts(obj: Any, name: str, in_feature: bool = False) -> list[list[Any]]:
     geo = _geo_dict(obj, name)
     kind = geo.get("type")
     if kind == "Feature" and not in_feature:
@@ -206,7 +211,9 @@ def _as_ring(value: Any, name: str) -> np.ndarray:
 
 def _check_coordinate_dtype(arr: np.ndarray, name: str) -> None:
     if arr.dtype.kind in "bcUSVMm":
-        raise TypeError(f"{name}: expected real (x, y) vertex coordinates, got an array of dtype {arr.dtype} (shape {arr.shape})")
+        raise TypeError(
+            f"{name}: expected real (x, y) vertex coordinates, got an array of dtype {arr.dtype} (shape {arr.shape})"
+        )
 
 
 def _looks_like_ring(value: Any) -> bool:
@@ -222,9 +229,13 @@ def _looks_like_ring(value: Any) -> bool:
     return False
 
 
-def _polygon_parts(obj: Any, name: str) -> List[List[Any]]:
+def _polygon_parts(obj: Any, name: str) -> list[list[Any]]:
     """One polygon: a list of parts, each a list of rings (outer ring first)."""
-    if not isinstance(obj, (np.ndarray, list, tuple, dict, str, bytes)) and not _is_geo(obj) and hasattr(obj, "__array__"):
+    if (
+        not isinstance(obj, (np.ndarray, list, tuple, dict, str, bytes))
+        and not _is_geo(obj)
+        and hasattr(obj, "__array__")
+    ):
         obj = plain_array(obj, name)  # torch tensors and other array-likes
     if _is_geo(obj):
         return _geo_parts(obj, name)
@@ -255,7 +266,7 @@ def _explain_not_polygon(obj: Any, name: str) -> None:
         raise ValueError(_transposed_message(name, arr.shape))
 
 
-def split_polygons(value: Any, name: str = "polygons") -> Tuple[List[List[List[Any]]], bool]:
+def split_polygons(value: Any, name: str = "polygons") -> tuple[list[list[list[Any]]], bool]:
     """A batch of polygons (each a list of parts of rings) and whether a single polygon was given.
 
     A single polygon is a (V, 2) array, a GeoJSON dict or a __geo_interface__ object; a (B, V, 2)
@@ -292,13 +303,13 @@ def split_polygons(value: Any, name: str = "polygons") -> Tuple[List[List[List[A
     raise TypeError(f"{name}: expected a polygon or a sequence of polygons, got {_describe(value)}")
 
 
-def pack_polygons(batch: Sequence[List[List[Any]]], name: str = "polygons", unit_disk: bool = True) -> PackedPolygons:
+def pack_polygons(batch: Sequence[list[list[Any]]], name: str = "polygons", unit_disk: bool = True) -> PackedPolygons:
     """Validate and pack polygons; rings lose a repeated closing vertex. Raises on non-finite or
     too few vertices, zero area, and (when unit_disk) vertices outside the closed unit disk."""
     if not batch:
         raise ValueError(f"{name}: expected at least one polygon, got none")
-    rings: List[np.ndarray] = []
-    is_hole: List[bool] = []
+    rings: list[np.ndarray] = []
+    is_hole: list[bool] = []
     poly_start = [0]
     for b, parts in enumerate(batch):
         if not parts or any(len(part) == 0 for part in parts):

@@ -10,15 +10,15 @@ converged to rounding), instead of the reference implementation's trapezoid rule
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
 import numpy as np
 
 from .. import _core
 from .._limits import check_result_bytes
 from .._validation import as_array, as_float, as_int, realign_state
-from ._inputs import MAX_GAUSS_NODES
 from ._geometry import _as_compat
+from ._inputs import MAX_GAUSS_NODES
 
 __all__ = ["PoseEncoder", "MIN_SIGMA", "MAX_SIGMA"]
 
@@ -36,7 +36,7 @@ def _trapezoid(y: np.ndarray, x: np.ndarray, axis: int = -1) -> np.ndarray:
     return result
 
 
-def _bump_centres(c: float, delta: float, sigma: float, keep_inside: bool) -> Tuple[float, float]:
+def _bump_centres(c: float, delta: float, sigma: float, keep_inside: bool) -> tuple[float, float]:
     """Sub-centres c -/+ delta; with keep_inside, shifted together into [0, 1] as the reference does."""
     min_offset = np.sqrt(2.0) * sigma
     delta = max(delta, min_offset)
@@ -117,8 +117,8 @@ class PoseEncoder:
         sigma: float = 0.1,
         *,
         keep_bumps_inside: bool = False,
-        n_nodes: Optional[int] = None,
-        compat: Optional[str] = None,
+        n_nodes: int | None = None,
+        compat: str | None = None,
         res: int = 300,
     ) -> None:
         self.K = as_int(K, "K", low=1, high=4096)
@@ -136,7 +136,9 @@ class PoseEncoder:
         )
         if self.compat is None:
             top = int(self.orders[-1])
-            n_nodes = max(256, top // 2 + 160) if n_nodes is None else as_int(n_nodes, "n_nodes", low=8, high=MAX_GAUSS_NODES)
+            n_nodes = (
+                max(256, top // 2 + 160) if n_nodes is None else as_int(n_nodes, "n_nodes", low=8, high=MAX_GAUSS_NODES)
+            )
             self._check_memory(n_nodes * max(self.K, self.L), "n_nodes", f"the {n_nodes}-node window tables")
             x, w = _core.shapes.gauss_legendre(n_nodes)
             self._rho = 0.5 * (x + 1.0)
@@ -150,7 +152,7 @@ class PoseEncoder:
         self.gram = self.band_gram(self.m_p, self.L)
         self.matrix = self.band_matrix(self.m_p, self.L)
 
-    def __setstate__(self, state: Dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(realign_state(state))
 
     def _check_memory(self, n_doubles: int, name: str, what: str) -> None:

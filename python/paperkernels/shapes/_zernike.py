@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -27,11 +27,11 @@ from ._inputs import (
     MAX_ORDER,
     MAX_RADIAL_DEGREE,
     PackedPolygons,
+    _looks_transposed,
     as_masks,
     as_order,
     check_output_bytes,
     pack_polygons,
-    _looks_transposed,
     refuse_images,
     split_polygons,
 )
@@ -109,7 +109,7 @@ def indices(N: int) -> np.ndarray:
     return np.array([(n, m) for n in range(N + 1) for m in range(n % 2, n + 1, 2)], dtype=np.int64).reshape(-1, 2)
 
 
-def _as_radii(rho: Any, name: str = "rho") -> Tuple[np.ndarray, Tuple[int, ...]]:
+def _as_radii(rho: Any, name: str = "rho") -> tuple[np.ndarray, tuple[int, ...]]:
     arr = as_array(rho, name, low=0.0, high=1.0, allow_empty=True)
     return np.ascontiguousarray(arr.ravel()), arr.shape
 
@@ -190,7 +190,9 @@ def radial_table(N: int, rho: Any) -> np.ndarray:
     """
     N = as_order(N)
     flat, shape = _as_radii(rho)
-    check_output_bytes((flat.size, (N + 2) ** 2 // 4), "rho", "evaluate fewer radii per call (or a lower N)", what="table")
+    check_output_bytes(
+        (flat.size, (N + 2) ** 2 // 4), "rho", "evaluate fewer radii per call (or a lower N)", what="table"
+    )
     result: np.ndarray = _core.shapes.radial_table(N, flat).reshape(shape + (-1,))
     return result
 
@@ -240,7 +242,10 @@ def zernike_basis(N: int, rho: Any, theta: Any) -> np.ndarray:
             f"rho, theta: expected shapes that broadcast together, got {rho_arr.shape} and {theta_arr.shape}"
         ) from None
     check_output_bytes(
-        points + ((N + 2) ** 2 // 4,), "rho, theta", "evaluate fewer points per call (or a lower N)", dtype=np.complex128
+        points + ((N + 2) ** 2 // 4,),
+        "rho, theta",
+        "evaluate fewer points per call (or a lower N)",
+        dtype=np.complex128,
     )
     rho_arr, theta_arr = np.broadcast_arrays(rho_arr, theta_arr)
     table = radial_table(N, rho_arr)
@@ -284,7 +289,7 @@ class PolarGrid:
     wrho: np.ndarray
 
     @property
-    def shape(self) -> Tuple[int, int]:
+    def shape(self) -> tuple[int, int]:
         """``(n_theta, n_rho)``: the shape of the sample arrays on this grid."""
         return (len(self.theta), len(self.rho))
 
@@ -354,7 +359,7 @@ def _as_grid(grid: Any, name: str = "grid") -> PolarGrid:
 # ---------------------------------------------------------------------------------------------
 # Cached bases (building one costs about as much as a few hundred shapes)
 
-_BASES: "OrderedDict[Tuple[Any, ...], Any]" = OrderedDict()
+_BASES: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 _MAX_CACHED = 8
 _MAX_CACHED_BYTES = 512 * 2**20
 
@@ -364,7 +369,14 @@ def _stored_basis_bytes() -> int:
 
 
 def cartesian_basis(
-    N: int, H: int, W: int, supersample: int, synthesis: bool, max_basis_bytes: float, n_threads: int, name: str = "masks"
+    N: int,
+    H: int,
+    W: int,
+    supersample: int,
+    synthesis: bool,
+    max_basis_bytes: float,
+    n_threads: int,
+    name: str = "masks",
 ) -> Any:
     """A cached C++ basis for (N, grid, purpose): the 8 most recent, within 512 MiB in all.
 
@@ -392,7 +404,7 @@ def cartesian_basis(
     return basis
 
 
-def polar_basis(N: int, grid: PolarGrid, scale: Optional[np.ndarray] = None, name: str = "grid") -> Any:
+def polar_basis(N: int, grid: PolarGrid, scale: np.ndarray | None = None, name: str = "grid") -> Any:
     """The C++ engine of polar moments on ``grid`` (its tables are refused up front when they would
     exceed ``paperkernels.limits.max_result_bytes``)."""
     n_theta, n_rho = grid.shape
@@ -447,8 +459,8 @@ def zernike_moments(
     input: str = "auto",
     supersample: int = 1,
     rule: str = "boundary",
-    grid: Optional[PolarGrid] = None,
-    n_threads: Optional[int] = None,
+    grid: PolarGrid | None = None,
+    n_threads: int | None = None,
     max_basis_bytes: float = DEFAULT_MAX_BASIS_BYTES,
 ) -> np.ndarray:
     """Zernike moments ``c_nm`` (half set of order N) of masks, polar grids or polygons.
@@ -566,7 +578,7 @@ def synthesize(
     coefficients: Any,
     res: Any = 256,
     *,
-    n_threads: Optional[int] = None,
+    n_threads: int | None = None,
     max_basis_bytes: float = DEFAULT_MAX_BASIS_BYTES,
 ) -> np.ndarray:
     """The real field ``f_N = Re sum_nm c_nm Z_nm`` at the pixel centres of a ``res`` image (0 off the disk).
@@ -623,7 +635,7 @@ def synthesize(
     return result
 
 
-def _as_resolution(res: Any, name: str = "res") -> Tuple[int, int]:
+def _as_resolution(res: Any, name: str = "res") -> tuple[int, int]:
     if isinstance(res, (tuple, list)):
         if len(res) != 2:
             raise ValueError(f"{name}: expected an int or a pair (H, W), got {res!r}")

@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -109,7 +109,8 @@ struct TopicIndex {
     for (int c = 0; c < m; ++c) start[c + 1] += start[c];
     items.resize(L);
     std::vector<std::int32_t> fill(start.begin(), start.end() - 1);
-    for (std::size_t i = 0; i < L; ++i) items[fill[static_cast<std::size_t>(topics[i])]++] = static_cast<std::int32_t>(i);
+    for (std::size_t i = 0; i < L; ++i)
+      items[fill[static_cast<std::size_t>(topics[i])]++] = static_cast<std::int32_t>(i);
   }
   int count(int c) const { return start[c + 1] - start[c]; }
   const std::int32_t* begin(int c) const { return items.data() + start[c]; }
@@ -123,13 +124,15 @@ inline void top_lists_from_table(const double* P, std::size_t stride, const std:
   const int S = space.size();
   std::vector<int> capacity(static_cast<std::size_t>(S) * space.n_topics());
   for (int s = 0; s < S; ++s)
-    for (int c = 0; c < space.n_topics(); ++c) capacity[static_cast<std::size_t>(s) * space.n_topics() + c] = space.list_length(s, c);
+    for (int c = 0; c < space.n_topics(); ++c)
+      capacity[static_cast<std::size_t>(s) * space.n_topics() + c] = space.list_length(s, c);
   for (std::size_t i = 0; i < L; ++i) {
     tick(stop, static_cast<std::size_t>(S));
     const int c = static_cast<int>(topics[i]);
     const double* row = P + i * stride;
     for (int s = 0; s < S; ++s)
-      out.offer(s, c, capacity[static_cast<std::size_t>(s) * space.n_topics() + c], {static_cast<std::int32_t>(i), row[s], row[s]});
+      out.offer(s, c, capacity[static_cast<std::size_t>(s) * space.n_topics() + c],
+                {static_cast<std::int32_t>(i), row[s], row[s]});
   }
 }
 
@@ -183,7 +186,7 @@ struct PlanResult {
   std::vector<std::int32_t> cascade;
   std::vector<double> probs;  // click probability at each position
   double value = 0.0;
-  std::size_t nodes = 0;      // search nodes expanded (exact) or DP states (topic_dp)
+  std::size_t nodes = 0;  // search nodes expanded (exact) or DP states (topic_dp)
 };
 
 namespace detail {

@@ -28,7 +28,7 @@ struct Environment {
 };
 
 struct SimulationOutput {
-  double* regret;         // n_learners x n_runs x T
+  double* regret;          // n_learners x n_runs x T
   std::int32_t* cascades;  // n_learners x n_runs x T x K, or null
   std::int8_t* clicks;     // n_learners x n_runs x T (first click position, -1 none), or null
 };

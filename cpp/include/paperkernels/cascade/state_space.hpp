@@ -23,15 +23,18 @@ namespace paperkernels::cascade {
 
 enum class StateKind : int { set = 0, count = 1, last = 2 };
 
-inline constexpr int kMaxTopics = 62;        // "set" and "last": topics fit a 64-bit mask
-inline constexpr int kMaxCountTopics = 16;   // "count": 4 bits per topic in a 64-bit key
-inline constexpr int kMaxCountK = 16;        // "count": counts up to K - 1 <= 15 fit 4 bits
+inline constexpr int kMaxTopics = 62;       // "set" and "last": topics fit a 64-bit mask
+inline constexpr int kMaxCountTopics = 16;  // "count": 4 bits per topic in a 64-bit key
+inline constexpr int kMaxCountK = 16;       // "count": counts up to K - 1 <= 15 fit 4 bits
 
 inline const char* state_kind_name(StateKind kind) {
   switch (kind) {
-    case StateKind::set: return "set";
-    case StateKind::count: return "count";
-    case StateKind::last: return "last";
+    case StateKind::set:
+      return "set";
+    case StateKind::count:
+      return "count";
+    case StateKind::last:
+      return "last";
   }
   return "?";
 }
@@ -122,8 +125,10 @@ class StateSpace {
         const int shown = depth_[s];  // |s| distinct topics, at least one item each
         return K_ - shown + (z(s, c) ? 1 : 0);
       }
-      case StateKind::count: return K_ - depth_[s] + z(s, c);
-      case StateKind::last: return K_;
+      case StateKind::count:
+        return K_ - depth_[s] + z(s, c);
+      case StateKind::last:
+        return K_;
     }
     return K_;
   }
@@ -141,9 +146,15 @@ class StateSpace {
     for (int c = 0; c < m_; ++c) {
       if (zvec[c] == 0) continue;
       switch (kind_) {
-        case StateKind::set: key |= std::uint64_t{1} << c; break;
-        case StateKind::count: key |= static_cast<std::uint64_t>(zvec[c]) << (4 * c); break;
-        case StateKind::last: key = static_cast<std::uint64_t>(c) + 1; break;
+        case StateKind::set:
+          key |= std::uint64_t{1} << c;
+          break;
+        case StateKind::count:
+          key |= static_cast<std::uint64_t>(zvec[c]) << (4 * c);
+          break;
+        case StateKind::last:
+          key = static_cast<std::uint64_t>(c) + 1;
+          break;
       }
     }
     return key;
@@ -152,9 +163,12 @@ class StateSpace {
  private:
   std::uint64_t child_key(std::uint64_t key, int c) const {
     switch (kind_) {
-      case StateKind::set: return key | (std::uint64_t{1} << c);
-      case StateKind::count: return key + (std::uint64_t{1} << (4 * c));
-      case StateKind::last: return static_cast<std::uint64_t>(c) + 1;
+      case StateKind::set:
+        return key | (std::uint64_t{1} << c);
+      case StateKind::count:
+        return key + (std::uint64_t{1} << (4 * c));
+      case StateKind::last:
+        return static_cast<std::uint64_t>(c) + 1;
     }
     return key;
   }
@@ -204,9 +218,15 @@ class StateSpace {
       for (int c = 0; c < m_; ++c) {
         int value = 0;
         switch (kind_) {
-          case StateKind::set: value = static_cast<int>((key >> c) & 1U); break;
-          case StateKind::count: value = static_cast<int>((key >> (4 * c)) & 15U); break;
-          case StateKind::last: value = key == static_cast<std::uint64_t>(c) + 1 ? 1 : 0; break;
+          case StateKind::set:
+            value = static_cast<int>((key >> c) & 1U);
+            break;
+          case StateKind::count:
+            value = static_cast<int>((key >> (4 * c)) & 15U);
+            break;
+          case StateKind::last:
+            value = key == static_cast<std::uint64_t>(c) + 1 ? 1 : 0;
+            break;
         }
         if (value) z_.push_back({c, value});
       }

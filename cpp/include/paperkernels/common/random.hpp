@@ -8,9 +8,7 @@
 
 namespace paperkernels {
 
-inline constexpr std::uint64_t rotl64(std::uint64_t x, int k) noexcept {
-  return (x << k) | (x >> (64 - k));
-}
+inline constexpr std::uint64_t rotl64(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
 
 // SplitMix64 (Steele, Lea, Flood 2014): used only to expand seeds into generator states.
 class SplitMix64 {

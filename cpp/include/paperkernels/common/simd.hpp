@@ -66,9 +66,12 @@ enum class Isa { sse2 = 0, avx2 = 1, avx512 = 2 };
 
 inline const char* name(Isa isa) noexcept {
   switch (isa) {
-    case Isa::avx512: return "avx512";
-    case Isa::avx2: return "avx2";
-    default: return "sse2";
+    case Isa::avx512:
+      return "avx512";
+    case Isa::avx2:
+      return "avx2";
+    default:
+      return "sse2";
   }
 }
 
@@ -108,14 +111,16 @@ inline Isa active() noexcept { return static_cast<Isa>(detail::active_slot().loa
 
 // Makes `isa` the one kernels use; invalid_argument when this CPU lacks it.
 inline void set_active(Isa isa) {
-  require(supported(isa), "isa: this CPU does not support '", name(isa), "' (supported: ",
-          supported(Isa::avx512) ? "avx512, " : "", supported(Isa::avx2) ? "avx2, " : "", "sse2)");
+  require(supported(isa), "isa: this CPU does not support '", name(isa),
+          "' (supported: ", supported(Isa::avx512) ? "avx512, " : "", supported(Isa::avx2) ? "avx2, " : "", "sse2)");
   detail::active_slot().store(static_cast<int>(isa), std::memory_order_relaxed);
 }
 
 // Doubles per vector register and vector registers per core, by instruction set.
 template <Isa I>
-constexpr int width = I == Isa::avx512 ? 8 : I == Isa::avx2 ? 4 : 2;
+constexpr int width = I == Isa::avx512 ? 8
+                      : I == Isa::avx2 ? 4
+                                       : 2;
 template <Isa I>
 constexpr int registers = I == Isa::avx512 ? 32 : 16;
 

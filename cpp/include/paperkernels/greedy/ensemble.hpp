@@ -57,7 +57,7 @@ struct Settings {
   std::size_t k = 1;  // steps
   std::size_t m = 1;  // candidates per step (m >= p: no subsampling)
   Criterion criterion = Criterion::forward_selection;
-  double tol = 1e-10;  // a candidate is degenerate when d_j <= tol * ||x_j||^2
+  double tol = 1e-10;              // a candidate is degenerate when d_j <= tol * ||x_j||^2
   simd::Isa isa = simd::active();  // instruction set of the kernels (any gives the same bits)
 };
 
@@ -380,8 +380,8 @@ inline void check_problem(const Problem& pb, const Settings& st) {
   require(pb.n_features >= 1, "X: expected at least one feature");
   require(pb.gram != nullptr || (pb.xt != nullptr && pb.n_samples >= 1),
           "X: expected either the Gram matrix or the data");
-  require(st.k >= 1 && st.k <= pb.n_features, "k: expected an integer in [1, n_features = ", pb.n_features,
-          "], got ", st.k);
+  require(st.k >= 1 && st.k <= pb.n_features, "k: expected an integer in [1, n_features = ", pb.n_features, "], got ",
+          st.k);
   require(st.m >= 1, "m: expected at least one candidate per step");
   require(st.tol >= 0.0 && st.tol < 1.0, "tol: expected a number in [0, 1)");
   require(simd::supported(st.isa), "isa: this machine does not support the requested kernel");
@@ -423,17 +423,16 @@ inline void fit_learners(const Problem& pb, const Settings& st, std::uint64_t se
   if (deterministic && n_learners > 1) {
     // Copies of learner 0, in blocks of learners so that a large ensemble still polls.
     constexpr std::size_t block = 4096;
-    parallel_for(
-        (n_learners - 1 + block - 1) / block, n_threads,
-        [&](std::size_t task, const StopToken&) {
-          const std::size_t first = 1 + task * block, last = std::min(n_learners, first + block);
-          for (std::size_t b = first; b < last; ++b) {
-            std::copy(out.active, out.active + k, out.active + b * k);
-            std::copy(out.coef, out.coef + packed, out.coef + b * packed);
-            std::copy(out.gain, out.gain + k, out.gain + b * k);
-          }
-        },
-        poll);
+    parallel_for((n_learners - 1 + block - 1) / block, n_threads,
+                 [&](std::size_t task, const StopToken&) {
+                   const std::size_t first = 1 + task * block, last = std::min(n_learners, first + block);
+                   for (std::size_t b = first; b < last; ++b) {
+                     std::copy(out.active, out.active + k, out.active + b * k);
+                     std::copy(out.coef, out.coef + packed, out.coef + b * packed);
+                     std::copy(out.gain, out.gain + k, out.gain + b * k);
+                   }
+                 },
+                 poll);
   }
 }
 
@@ -470,8 +469,7 @@ inline void average_path(const std::int64_t* active, const double* coef, std::si
 inline void fit_ensemble(const Problem& pb, const Settings& st, std::uint64_t seed, std::size_t n_learners,
                          unsigned n_threads, const Poll& poll, const EnsembleOutput& out) {
   fit_learners(pb, st, seed, 0, n_learners, n_threads, poll, out);
-  average_path(out.active, out.coef, n_learners, st.k, pb.n_features, st.m >= pb.n_features, out.path, n_threads,
-               poll);
+  average_path(out.active, out.coef, n_learners, st.k, pb.n_features, st.m >= pb.n_features, out.path, n_threads, poll);
 }
 
 }  // namespace paperkernels::greedy

@@ -109,8 +109,8 @@ PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size
 // samples, block of samples by block of samples, into c: rows first * MR, ... of the padded matrix.
 // Returns early (c incomplete) when `token` asks to stop.
 template <int W, int MR, int NV>
-PAPERKERNELS_ALWAYS_INLINE void row_blocks(const double* packed, const Layout& L, std::size_t first,
-                                           std::size_t last, double* c, const StopToken& token) noexcept {
+PAPERKERNELS_ALWAYS_INLINE void row_blocks(const double* packed, const Layout& L, std::size_t first, std::size_t last,
+                                           double* c, const StopToken& token) noexcept {
   const std::size_t row0 = first * MR;
   constexpr std::size_t NR = static_cast<std::size_t>(W * NV);
   for (std::size_t b = 0; b < L.blocks(); ++b) {
@@ -134,15 +134,16 @@ constexpr int tile_vectors = I == simd::Isa::sse2 ? 2 : 3;
 
 struct RowBlocks {
   template <simd::Isa I>
-  PAPERKERNELS_ALWAYS_INLINE static void run(const double* packed, const Layout* L, std::size_t first,
-                                             std::size_t last, double* c, const StopToken* token) noexcept {
+  PAPERKERNELS_ALWAYS_INLINE static void run(const double* packed, const Layout* L, std::size_t first, std::size_t last,
+                                             double* c, const StopToken* token) noexcept {
     row_blocks<simd::width<I>, tile_rows<I>, tile_vectors<I>>(packed, *L, first, last, c, *token);
   }
 };
 
 // Rows [first, last) of the strictly lower triangle of the p x p matrix g from its upper triangle,
 // in square tiles so that the column reads stay in cache.
-inline void mirror_rows(double* g, std::size_t p, std::size_t first, std::size_t last, const StopToken& token) noexcept {
+inline void mirror_rows(double* g, std::size_t p, std::size_t first, std::size_t last,
+                        const StopToken& token) noexcept {
   constexpr std::size_t tile = 64;
   for (std::size_t j0 = 0; j0 < last; j0 += tile) {
     if (token.stop_requested()) return;
@@ -158,14 +159,20 @@ inline void mirror_rows(double* g, std::size_t p, std::size_t first, std::size_t
 using simd::Isa;
 
 template <Isa I>
-constexpr std::size_t panel_width = static_cast<std::size_t>(simd::width<I> * tile_vectors<I>);
+constexpr std::size_t panel_width = static_cast<std::size_t>(simd::width<I>* tile_vectors<I>);
 
 inline Layout layout_for(Isa isa, std::size_t n, std::size_t p, bool extra) noexcept {
   Layout L{};
   switch (isa) {
-    case Isa::avx512: L.nr = panel_width<Isa::avx512>, L.mr = tile_rows<Isa::avx512>; break;
-    case Isa::avx2: L.nr = panel_width<Isa::avx2>, L.mr = tile_rows<Isa::avx2>; break;
-    default: L.nr = panel_width<Isa::sse2>, L.mr = tile_rows<Isa::sse2>; break;
+    case Isa::avx512:
+      L.nr = panel_width<Isa::avx512>, L.mr = tile_rows<Isa::avx512>;
+      break;
+    case Isa::avx2:
+      L.nr = panel_width<Isa::avx2>, L.mr = tile_rows<Isa::avx2>;
+      break;
+    default:
+      L.nr = panel_width<Isa::sse2>, L.mr = tile_rows<Isa::sse2>;
+      break;
   }
   L.n = n;
   L.p = p;
@@ -208,21 +215,20 @@ inline std::vector<std::size_t> task_bounds(const Layout& L, unsigned n_threads)
 // the same computation, bit-identical to centred_xty. The kernels run under simd::active() (any
 // instruction set gives the same bits; tests compare them).
 inline void centred_gram(const double* x, std::size_t n, std::size_t p, const double* mean, double* gram,
-                         unsigned n_threads, const Poll& poll,
-                         const double* extra = nullptr, double* extra_out = nullptr) {
+                         unsigned n_threads, const Poll& poll, const double* extra = nullptr,
+                         double* extra_out = nullptr) {
   using namespace gram_detail;
   require(n >= 1 && p >= 1, "X: expected at least one sample and one feature");
   const simd::Isa isa = simd::active();
   const Layout L = layout_for(isa, n, p, extra != nullptr);
   std::unique_ptr<double[]> packed(new double[L.panels * L.n * L.nr]);
   constexpr std::size_t samples_per_task = 1024;
-  parallel_for(
-      (n + samples_per_task - 1) / samples_per_task, n_threads,
-      [&](std::size_t task, const StopToken&) {
-        const std::size_t first = task * samples_per_task;
-        pack(x, mean, extra, L, packed.get(), first, std::min(n, first + samples_per_task));
-      },
-      poll);
+  parallel_for((n + samples_per_task - 1) / samples_per_task, n_threads,
+               [&](std::size_t task, const StopToken&) {
+                 const std::size_t first = task * samples_per_task;
+                 pack(x, mean, extra, L, packed.get(), first, std::min(n, first + samples_per_task));
+               },
+               poll);
 
   // Tasks of consecutive row blocks, each accumulating into its own zeroed strip of the padded
   // matrix, then copying its rows of the upper triangle out. Each task writes its own rows only:
@@ -234,8 +240,7 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
         const std::size_t first = bounds[task], last = bounds[task + 1];
         const std::size_t row0 = first * L.mr, rows = (last - first) * L.mr;
         std::unique_ptr<double[]> strip(new double[rows * L.padded]());
-        simd::dispatch<RowBlocks>(isa, static_cast<const double*>(packed.get()), &L, first, last, strip.get(),
-                                  &token);
+        simd::dispatch<RowBlocks>(isa, static_cast<const double*>(packed.get()), &L, first, last, strip.get(), &token);
         if (token.stop_requested()) return;  // parallel_for throws `interrupted`
         for (std::size_t i = row0; i < std::min(p, row0 + rows); ++i) {
           const double* row = strip.get() + (i - row0) * L.padded;
@@ -247,13 +252,12 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
 
   // The lower triangle, mirrored from the upper one by blocks of rows.
   constexpr std::size_t mirror_rows_per_task = 64;
-  parallel_for(
-      (p + mirror_rows_per_task - 1) / mirror_rows_per_task, n_threads,
-      [&](std::size_t task, const StopToken& token) {
-        const std::size_t first = task * mirror_rows_per_task;
-        mirror_rows(gram, p, first, std::min(p, first + mirror_rows_per_task), token);
-      },
-      poll);
+  parallel_for((p + mirror_rows_per_task - 1) / mirror_rows_per_task, n_threads,
+               [&](std::size_t task, const StopToken& token) {
+                 const std::size_t first = task * mirror_rows_per_task;
+                 mirror_rows(gram, p, first, std::min(p, first + mirror_rows_per_task), token);
+               },
+               poll);
 }
 
 // xty[j] = sum over samples s, in order, of (x_sj - mu_j) * y_s (y already centred; mean == nullptr:

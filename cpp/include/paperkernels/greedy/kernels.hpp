@@ -183,23 +183,22 @@ struct DotRows {
 struct Kernels {
   decltype(simd::entry<EagerUpdate, const double*, double*, const double*, std::size_t, std::size_t, double, double,
                        double*, double*>(simd::Isa::sse2)) eager_update;
-  decltype(simd::entry<Criteria, const std::uint32_t*, std::size_t, const double*, const double*, const double*,
-                       double, bool, double*>(simd::Isa::sse2)) criteria;
-  decltype(simd::entry<DotRows<4>, const double* const*, const double*, std::size_t, double*>(simd::Isa::sse2))
-      dot_rows4;
-  decltype(simd::entry<DotRows<1>, const double* const*, const double*, std::size_t, double*>(simd::Isa::sse2))
-      dot_rows1;
+  decltype(simd::entry<Criteria, const std::uint32_t*, std::size_t, const double*, const double*, const double*, double,
+                       bool, double*>(simd::Isa::sse2)) criteria;
+  decltype(simd::entry<DotRows<4>, const double* const*, const double*, std::size_t, double*>(
+      simd::Isa::sse2)) dot_rows4;
+  decltype(simd::entry<DotRows<1>, const double* const*, const double*, std::size_t, double*>(
+      simd::Isa::sse2)) dot_rows1;
 };
 
 inline Kernels kernels_for(simd::Isa isa) {
   require(simd::supported(isa), std::string("isa: this CPU does not support '") + simd::name(isa) + "'");
-  return Kernels{
-      simd::entry<EagerUpdate, const double*, double*, const double*, std::size_t, std::size_t, double, double,
-                  double*, double*>(isa),
-      simd::entry<Criteria, const std::uint32_t*, std::size_t, const double*, const double*, const double*, double,
-                  bool, double*>(isa),
-      simd::entry<DotRows<4>, const double* const*, const double*, std::size_t, double*>(isa),
-      simd::entry<DotRows<1>, const double* const*, const double*, std::size_t, double*>(isa)};
+  return Kernels{simd::entry<EagerUpdate, const double*, double*, const double*, std::size_t, std::size_t, double,
+                             double, double*, double*>(isa),
+                 simd::entry<Criteria, const std::uint32_t*, std::size_t, const double*, const double*, const double*,
+                             double, bool, double*>(isa),
+                 simd::entry<DotRows<4>, const double* const*, const double*, std::size_t, double*>(isa),
+                 simd::entry<DotRows<1>, const double* const*, const double*, std::size_t, double*>(isa)};
 }
 
 }  // namespace paperkernels::greedy

@@ -147,7 +147,8 @@ class DeepForm {
     const double v = hidden(l) ? num * inv_scale_[l][j] : num;
     const double source = k == kBias ? lay.b[j] : lay.w(j, k);
     // A nonzero source must give a value in the safe range (no underflow to 0 or to subnormals).
-    if (source != 0.0 && !(std::fabs(v) >= kTiny && std::fabs(v) <= kHuge)) fail("values outside the safe float64 range");
+    if (source != 0.0 && !(std::fabs(v) >= kTiny && std::fabs(v) <= kHuge))
+      fail("values outside the safe float64 range");
     return v;
   }
 

@@ -106,8 +106,8 @@ class OneHiddenDifference {
 
  private:
   struct Item {
-    int net;          // 0: a, 1: b
-    int sign;         // +1 for a, -1 for b (the difference network)
+    int net;   // 0: a, 1: b
+    int sign;  // +1 for a, -1 for b (the difference network)
     std::size_t neuron;
     std::size_t pivot;  // first nonzero entry of w
     std::size_t key;    // offset of the float key (n0 + 1 values) in keys_

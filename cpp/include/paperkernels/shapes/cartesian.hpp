@@ -48,8 +48,8 @@ class CartesianBasis {
   enum Feature { kS0, kD0, kS2, kD2, kU, kV, kX, kY, kValue };
 
   // Building a stored basis polls for Ctrl-C through `poll` (and throws `interrupted`).
-  CartesianBasis(int N, int H, int W, int supersample, Purpose purpose, std::size_t max_basis_bytes,
-                 unsigned threads, const Poll& poll = {})
+  CartesianBasis(int N, int H, int W, int supersample, Purpose purpose, std::size_t max_basis_bytes, unsigned threads,
+                 const Poll& poll = {})
       : N_(N), H_(H), W_(W), ss_(supersample), purpose_(purpose), folded_(H == W) {
     require(N >= 0, "N: expected a non-negative order, got ", N);
     require(H >= 1 && W >= 1, "grid: expected a positive height and width");
@@ -143,8 +143,9 @@ class CartesianBasis {
     Checkpoint between_chunks(poll);  // this thread released the GIL: it may poll itself
     for (std::size_t r0 = 0; r0 < B; r0 += kRun) {
       const std::size_t rn = std::min(kRun, B - r0), n_blocks = (rn + kBlock - 1) / kBlock;
-      run_parallel(rn, threads, poll,
-                   [&](std::size_t b, Checkpoint& checkpoint) { check_mask(masks + (r0 + b) * HW, r0 + b, checkpoint); });
+      run_parallel(rn, threads, poll, [&](std::size_t b, Checkpoint& checkpoint) {
+        check_mask(masks + (r0 + b) * HW, r0 + b, checkpoint);
+      });
       std::vector<std::vector<std::vector<double>>> acc(n_blocks, std::vector<std::vector<double>>(groups_.size()));
       for (std::size_t block = 0; block < n_blocks; ++block)
         for (std::size_t g = 0; g < groups_.size(); ++g)
@@ -209,11 +210,11 @@ class CartesianBasis {
   // basis (kWalk x 384 doubles at N = 20) and features of the task's shapes (kBlock x kWalk x 8)
   // stay in L2 while the product's tiles sweep them (a multiple of every tile height).
   static constexpr std::size_t kBlock = 48;
-  static constexpr std::size_t kWalk = 64;   // pixels per piece of a stored basis
+  static constexpr std::size_t kWalk = 64;  // pixels per piece of a stored basis
   // Pixels whose features a task gathers at once (at most kBlock x kSpan x 8 doubles, 8 MiB): a
   // multiple of kWalk, and every orbit of a 128 x 128 grid.
   static constexpr std::size_t kSpan = (std::size_t{8} << 20) / (kBlock * 8 * sizeof(double)) / kWalk * kWalk;
-  static constexpr std::size_t kRun = 256;   // shapes per pass over an on-the-fly basis
+  static constexpr std::size_t kRun = 256;  // shapes per pass over an on-the-fly basis
 
   // acc (per group, nb x width) += the contribution of pixels [p0, p1) of nb consecutive masks.
   template <class T>
@@ -243,13 +244,13 @@ class CartesianBasis {
   }
 
   struct Group {
-    std::size_t features = 1;            // rows per pixel in the matrix (1, or 2 interleaved)
-    std::array<Feature, 2> feature{};    // which orbit features feed the rows
-    std::vector<int> cols;               // output columns in the [Re, Im] layout
-    std::vector<int> k, m;               // half-set index and m of each column
-    std::vector<double> row_sign[2];     // basis row r = row_sign[r][col] * (cos or sin part)
+    std::size_t features = 1;          // rows per pixel in the matrix (1, or 2 interleaved)
+    std::array<Feature, 2> feature{};  // which orbit features feed the rows
+    std::vector<int> cols;             // output columns in the [Re, Im] layout
+    std::vector<int> k, m;             // half-set index and m of each column
+    std::vector<double> row_sign[2];   // basis row r = row_sign[r][col] * (cos or sin part)
     std::vector<char> row_is_sin[2];
-    std::size_t width = 0;               // analysis: K rounded up to a multiple of 8 (zero columns)
+    std::size_t width = 0;  // analysis: K rounded up to a multiple of 8 (zero columns)
     // analysis: (P * features) x width, by pieces of kWalk pixels, each in panels of kPanel columns
     // (see fill_rows); synthesis: K x (P * features), column-major
     std::vector<double> matrix;
@@ -301,8 +302,10 @@ class CartesianBasis {
           for (int k = 0; k < 4; ++k) orbit_.push_back(pixel_index(rot[k][0], rot[k][1]));
           for (int k = 0; k < 4; ++k) orbit_.push_back(pixel_index(ref[k][0], ref[k][1]));
           int distinct = 8;
-          if (a == 0 && b == 0) distinct = 1;
-          else if (b == 0 || b == a) distinct = 4;
+          if (a == 0 && b == 0)
+            distinct = 1;
+          else if (b == 0 || b == a)
+            distinct = 4;
           centre_x_.push_back(a);
           centre_y_.push_back(b);
           weight_.push_back(dA * distinct / 8.0);
@@ -440,8 +443,7 @@ class CartesianBasis {
         for (std::size_t r = 0; r < grp.features; ++r) {
           const std::size_t row = (p - first_row_pixel) * grp.features + r;
           for (std::size_t j = 0; j < K; ++j) {
-            const double value =
-                grp.row_sign[r][j] * (grp.row_is_sin[r][j] ? sin_part[grp.k[j]] : cos_part[grp.k[j]]);
+            const double value = grp.row_sign[r][j] * (grp.row_is_sin[r][j] ? sin_part[grp.k[j]] : cos_part[grp.k[j]]);
             if (panels) {
               // piece of kWalk pixels, then panel of kPanel columns, then row, then column
               const std::size_t piece = p / kWalk * kWalk;
@@ -523,7 +525,8 @@ class CartesianBasis {
         for (std::size_t col = 0; col < W; ++col) inside &= static_cast<int>(values[col] <= static_cast<T>(1));
       } else {
         for (std::size_t col = 0; col < W; ++col)
-          inside &= static_cast<int>(values[col] >= static_cast<T>(0)) & static_cast<int>(values[col] <= static_cast<T>(1));
+          inside &=
+              static_cast<int>(values[col] >= static_cast<T>(0)) & static_cast<int>(values[col] <= static_cast<T>(1));
       }
       const bool bad = inside == 0;
       for (std::size_t col = 0; bad && col < W; ++col) {
@@ -549,7 +552,7 @@ class CartesianBasis {
       const double a0 = (f0 + f1) + (f2 + f3), b0 = (g0 + g1) + (g2 + g3);
       const double a2 = (f0 - f1) + (f2 - f3), b2 = (g0 - g1) + (g2 - g3);
       const double alpha = f0 - f2, beta = f1 - f3, gamma = g0 - g2, delta = g1 - g3;
-      const double value[8] = {a0 + b0, a0 - b0, a2 + b2, a2 - b2,
+      const double value[8] = {a0 + b0,       a0 - b0,      a2 + b2,       a2 - b2,
                                alpha + gamma, delta - beta, gamma - alpha, beta + delta};
       const std::size_t q = p - p0;
       if (groups_.size() == 6) {  // every group present, in the order of build_groups

@@ -74,7 +74,7 @@ struct PackKernel {
     for (int l = 0; l < kLanes; ++l) radial[l] = 1.0;  // R_0^0
     for (int n = 1; n <= top; ++n) {
       double* row = radial + half_size(n - 1) * kLanes;
-      const double* prev = radial + half_size(n - 2) * kLanes;                     // row n - 1
+      const double* prev = radial + half_size(n - 2) * kLanes;                      // row n - 1
       const double* prev2 = n >= 2 ? radial + half_size(n - 3) * kLanes : nullptr;  // row n - 2
       for (int m = n & 1, k = 0; m <= n; m += 2, ++k) {
         // row n - 1 holds m' = (n-1)&1, +2, ...: entry of m' is (m' - ((n-1)&1)) / 2
@@ -127,7 +127,9 @@ PAPERKERNELS_PSABI_ON
 class PolygonMoments {
  public:
   PolygonMoments(int N, PolygonRule rule)
-      : N_(N), top_(rule == PolygonRule::boundary ? N + 1 : N), rule_(rule),
+      : N_(N),
+        top_(rule == PolygonRule::boundary ? N + 1 : N),
+        rule_(rule),
         q_(rule == PolygonRule::boundary ? (N + 3) / 2 : N / 2 + 2) {
     nodes_.resize(q_);
     weights_.resize(q_);

@@ -16,9 +16,7 @@ namespace paperkernels::shapes {
 
 inline constexpr double kPi = 3.14159265358979323846;
 
-inline std::size_t half_size(int N) {
-  return N < 0 ? 0 : static_cast<std::size_t>((N + 2) * (N + 2) / 4);
-}
+inline std::size_t half_size(int N) { return N < 0 ? 0 : static_cast<std::size_t>((N + 2) * (N + 2) / 4); }
 
 inline std::size_t half_index(int n, int m) { return half_size(n - 1) + static_cast<std::size_t>((m - (n & 1)) / 2); }
 
@@ -37,8 +35,8 @@ class RadialTable {
   void evaluate(double rho, double* out) {
     const std::size_t width = static_cast<std::size_t>(N_) + 3;
     std::fill(rows_.begin(), rows_.end(), 0.0);
-    double* older = rows_.data();          // row n - 2
-    double* old = rows_.data() + width;    // row n - 1
+    double* older = rows_.data();        // row n - 2
+    double* old = rows_.data() + width;  // row n - 1
     double* cur = rows_.data() + 2 * width;
     cur[0] = 1.0;
     out[0] = 1.0;

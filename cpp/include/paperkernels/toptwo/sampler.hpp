@@ -30,9 +30,9 @@
 
 namespace paperkernels::toptwo {
 
-enum class Challenger { tci, tc, rs };  // rs: TTTS re-sampling (Russo 2016)
-enum class Leader { eb, ts, ucb };       // empirical best, Thompson sample, UCB index
-enum class Tracking { none, c, d, fw };  // Track-and-Stop's C- or D-tracking, Frank-Wolfe sampling
+enum class Challenger { tci, tc, rs };            // rs: TTTS re-sampling (Russo 2016)
+enum class Leader { eb, ts, ucb };                // empirical best, Thompson sample, UCB index
+enum class Tracking { none, c, d, fw };           // Track-and-Stop's C- or D-tracking, Frank-Wolfe sampling
 enum class Racing { none, lucb1, lil_ucb, ege };  // algorithms with their own stopping rules
 enum class Rule { random, tracking };
 enum class TieBreak { random, first };
@@ -48,12 +48,12 @@ struct Options {
   double sigma = 1.0;  // Gaussian arms only: the known standard deviation
   Threshold threshold;
   Leader leader = Leader::eb;
-  bool uniform = false;    // round-robin sampling (least-pulled arm) instead of top-two steps
-  double ucb_alpha = 1.0;  // UCB leader: index mu_hat_a + sqrt(2 alpha sigma^2 log t / N_a)
+  bool uniform = false;                // round-robin sampling (least-pulled arm) instead of top-two steps
+  double ucb_alpha = 1.0;              // UCB leader: index mu_hat_a + sqrt(2 alpha sigma^2 log t / N_a)
   Tracking tracking = Tracking::none;  // Track-and-Stop (Garivier and Kaufmann 2016)
   std::int64_t weights_every = 1;      // Track-and-Stop: steps between recomputations of w*(mu_hat)
   Racing racing = Racing::none;
-  double delta = 0.01;                 // LUCB1 and lil'UCB use delta in their confidence bounds
+  double delta = 0.01;  // LUCB1 and lil'UCB use delta in their confidence bounds
   double lil_epsilon = 0.01, lil_beta = 1.0, lil_lambda = 9.0;
 };
 
@@ -80,8 +80,8 @@ inline const Options& check_options(const Options& o) {
   require(o.ucb_alpha > 0.0 && o.ucb_alpha < kInfinity, "ucb_alpha: expected a finite positive number, got ",
           o.ucb_alpha);
   require(o.delta > 0.0 && o.delta < 1.0, "delta: expected a number in (0, 1), got ", o.delta);
-  require(o.lil_epsilon >= 0.0 && o.lil_epsilon <= 1.0 && o.lil_beta > 0.0 && o.lil_beta <= 1e6 &&
-              o.lil_lambda > 0.0 && o.lil_lambda <= 1e12,
+  require(o.lil_epsilon >= 0.0 && o.lil_epsilon <= 1.0 && o.lil_beta > 0.0 && o.lil_beta <= 1e6 && o.lil_lambda > 0.0 &&
+              o.lil_lambda <= 1e12,
           "lil_epsilon, lil_beta, lil_lambda: expected 0 <= epsilon <= 1, beta > 0, lambda > 0");
   require(o.weights_every >= 1, "weights_every: expected a positive integer, got ", o.weights_every);
   require(o.min_pulls >= 1, "min_pulls: expected a positive integer, got ", o.min_pulls);
@@ -516,8 +516,15 @@ class Sampler {
     std::vector<double> out;
     if (opt_.racing != Racing::ege) return out;
     const Elimination& e = ege_;
-    out = {static_cast<double>(e.round), e.in_me ? 1.0 : 0.0, e.eps_r, e.delta_r, e.eps_l, e.delta_l,
-           static_cast<double>(e.pos), static_cast<double>(e.done), static_cast<double>(e.need),
+    out = {static_cast<double>(e.round),
+           e.in_me ? 1.0 : 0.0,
+           e.eps_r,
+           e.delta_r,
+           e.eps_l,
+           e.delta_l,
+           static_cast<double>(e.pos),
+           static_cast<double>(e.done),
+           static_cast<double>(e.need),
            static_cast<double>(e.winner)};
     for (const std::vector<int>* v : {&e.active, &e.me, &e.list}) {
       out.push_back(static_cast<double>(v->size()));
@@ -930,7 +937,8 @@ class Sampler {
     leader_ = -1;
     if (st.leader >= 0) {  // the cached leader must be a maximiser of the restored counts
       find_maximisers();
-      if (compare(st.leader, first_max_) != 0) throw invalid_argument("state: the cached leader is not an empirical best arm");
+      if (compare(st.leader, first_max_) != 0)
+        throw invalid_argument("state: the cached leader is not an empirical best arm");
     }
     leader_ = st.leader;
     selection_ = st.selection;
@@ -944,12 +952,10 @@ class Sampler {
 
   // Records one reward of `arm` (Bernoulli: 0 or 1; the caller checks). A refused reward changes nothing.
   [[gnu::always_inline]] inline void update(int arm, Sum reward) {
-    if (arm < 0 || arm >= K_)
-      fail("arm: expected an index in [0, ", K_, "), got ", arm);
+    if (arm < 0 || arm >= K_) fail("arm: expected an index in [0, ", K_, "), got ", arm);
     if constexpr (kind == Arms::gaussian) {
       const double next = S_[arm] + reward;
-      if (!(next - next == 0.0))
-        fail("reward: the sum of the rewards of arm ", arm, " would overflow");
+      if (!(next - next == 0.0)) fail("reward: the sum of the rewards of arm ", arm, " would overflow");
     }
     // The maximiser set changes only through `arm`: follow it unless a rescan is unavoidable.
     const bool follow = maximisers_known_;
@@ -1239,7 +1245,6 @@ class Sampler {
     }
   }
 
-
   // ---- Many arms (K >= kIndexedArms). The leader comes from a tournament tree and the challenger
   // and Z from a bounded index over the arms; both return exactly what the scans above return.
 
@@ -1436,7 +1441,7 @@ class Sampler {
     double C = 0.0, D = 0.0;  // W(B, j) >= V_j + C - D g_j (see base_cost)
     double p = 0.0;           // mu1 (rounded, for the bound on g_j)
     double n1 = 0.0;
-    double margin = 0.0;      // absolute part of the rounding margin
+    double margin = 0.0;  // absolute part of the rounding margin
   };
 
   double log_of(std::int64_t n) { return direct() ? direct_log_[n] : log_n_(n); }
@@ -1579,10 +1584,13 @@ class Sampler {
     const IndexBounds b = index_bounds(B);
     const bool penalise = opt_.challenger == Challenger::tci;
     double best;
-    challenger_ = index_search(B, b, index_pen_.data(), [&](int j) {
-      const double w = pair_cost(B, j);
-      return penalise ? w + log_count_[j] : w;
-    }, best);
+    challenger_ = index_search(
+        B, b, index_pen_.data(),
+        [&](int j) {
+          const double w = pair_cost(B, j);
+          return penalise ? w + log_count_[j] : w;
+        },
+        best);
     challenger_known_ = true;
   }
 
@@ -1591,7 +1599,8 @@ class Sampler {
     const int B = leader();
     index_ready(B);
     const IndexBounds b = index_bounds(B);
-    witness_ = index_search(B, b, index_w_.data(), [&](int j) { return pair_cost(B, j); }, z_);
+    witness_ = index_search(
+        B, b, index_w_.data(), [&](int j) { return pair_cost(B, j); }, z_);
     w_leader_ = B;
     statistic_known_ = true;
   }
@@ -1604,20 +1613,20 @@ class Sampler {
 
   std::vector<std::int64_t> N_;
   std::vector<Sum> S_;
-  std::vector<double> own_;        // Bernoulli: G(S_a, N_a); Gaussian: empirical mean
-  std::vector<double> inv_n_;      // Gaussian: 1 / N_a
-  std::vector<double> log_count_;  // log N_a
-  std::vector<std::int64_t> L_;    // tracking: rounds as leader
-  std::vector<std::int64_t> M_;    // tracking: pulls decided while leader
-  std::vector<double> w_;          // W(w_leader_, j) (+inf at j = w_leader_), up to date unless dirty_
-  std::vector<double> penalised_;  // W + log N_j (TCI) or W (TC)
+  std::vector<double> own_;             // Bernoulli: G(S_a, N_a); Gaussian: empirical mean
+  std::vector<double> inv_n_;           // Gaussian: 1 / N_a
+  std::vector<double> log_count_;       // log N_a
+  std::vector<std::int64_t> L_;         // tracking: rounds as leader
+  std::vector<std::int64_t> M_;         // tracking: pulls decided while leader
+  std::vector<double> w_;               // W(w_leader_, j) (+inf at j = w_leader_), up to date unless dirty_
+  std::vector<double> penalised_;       // W + log N_j (TCI) or W (TC)
   std::vector<double> tas_weights_;     // Track-and-Stop: w*(mu_hat) of the last recomputation
   std::vector<double> tas_cumulative_;  // C-tracking: sum of the projected weights so far
   std::int64_t tas_weights_left_ = 0;   // selections before the next recomputation
-  int pending_ = -1;        // LUCB1: second arm of the round, returned by the next select()
-  bool in_round_ = false;   // LUCB1: between the first pull of a round and the update of its second
-  std::int64_t rounds_ = 0; // LUCB1: rounds started
-  Elimination ege_;         // exponential-gap elimination
+  int pending_ = -1;                    // LUCB1: second arm of the round, returned by the next select()
+  bool in_round_ = false;               // LUCB1: between the first pull of a round and the update of its second
+  std::int64_t rounds_ = 0;             // LUCB1: rounds started
+  Elimination ege_;                     // exponential-gap elimination
   std::int64_t t_ = 0;
   int unpulled_;
   int below_min_;
@@ -1636,7 +1645,7 @@ class Sampler {
   const double* direct_log_ = nullptr;
   static constexpr int kClean = -1;     // every cached cost is current
   static constexpr int kAllDirty = -2;  // every cached cost must be recomputed
-  int dirty_ = kAllDirty;  // otherwise: the one arm whose cost must be recomputed
+  int dirty_ = kAllDirty;               // otherwise: the one arm whose cost must be recomputed
 
   int leader_ = -1;     // cached for the current state
   int selection_ = -1;  // cached for the current state
