@@ -41,7 +41,7 @@ def write_counts() -> None:
 
 def hostile_checks(module: str):
     """``bad(name, call, ...)``: :func:`expect_error` counted for ``module`` (the counts are written
-    at the end of the session, see ``conftest.py``)."""
+    at the end of the test run, see ``conftest.py``)."""
 
     def bad(name, call, *args, **kwargs):
         return expect_error(module, name, call, *args, **kwargs)

@@ -108,7 +108,7 @@ def test_equivalent_rejects_mismatched_pairs():
         equivalent(a, a, procedure="magic")
 
 
-# ---- the spec's oracles (exact) ---------------------------------------------------------------------
+# ---- exact oracles ---------------------------------------------------------------------------------
 
 
 def odd_pair():

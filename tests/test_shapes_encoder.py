@@ -162,7 +162,7 @@ def test_pose_windows_are_orthonormal_and_codes_match_the_definition():
     n = 3 + 2 * np.arange(6)
     expected = [2 * (k + 1) * np.sum(wr * profile * ps.radial(k, 3, rho)) for k in n]
     assert np.max(np.abs(enc.encode(p) - expected)) < 1e-13 * np.max(np.abs(expected))
-    # seed windows follow the specification's formula: two bumps at c_k -/+ delta
+    # seed windows follow XShapeEnc's formula (He 2026): two bumps at c_k -/+ delta
     assert np.allclose(enc.sub_centres[:, 1] - enc.sub_centres[:, 0], 2 * enc.delta)
     assert enc.delta == pytest.approx(max(0.35 * 0.8 / 3, np.sqrt(2) * 0.1))
 

@@ -1,4 +1,4 @@
-"""paperkernels.toptwo against independent references: the specification's numbers, a plain-Python
+"""paperkernels.toptwo against independent references: the worked numbers of Jourdan et al. (2022), a plain-Python
 episode on the same random streams (tests/toptwo_reference.py), closed forms, brute force and
 high-precision root finding."""
 
@@ -18,7 +18,7 @@ from scipy.special import rel_entr
 import toptwo_reference as ref
 from paperkernels import toptwo as tt
 
-SPEC_MU = [0.5, 0.45, 0.43, 0.4]
+PUBLISHED_MU = [0.5, 0.45, 0.43, 0.4]
 
 
 def kl_scipy(p, q):
@@ -31,7 +31,7 @@ def feed_counts(sampler, N, S):
 
 
 # ------------------------------------------------------------------------------------------
-# The specification's deterministic one-step vector
+# A deterministic one-step vector worked by hand
 
 
 class TestOneStep:
@@ -111,7 +111,7 @@ class TestOneStep:
 # Decision-for-decision agreement with the plain-Python reference episode
 
 REFERENCE_CASES = {
-    "spec": dict(mu=SPEC_MU, delta=0.01),
+    "published": dict(mu=PUBLISHED_MU, delta=0.01),
     "random": dict(mu=[0.7, 0.5, 0.45, 0.3], delta=0.05),
     "tracking": dict(mu=[0.7, 0.5, 0.45, 0.3], delta=0.05, rule="tracking"),
     "tc-beta": dict(mu=[0.6, 0.5, 0.3], delta=0.1, challenger="TC", beta=0.3),
@@ -164,8 +164,8 @@ def test_array_threshold_equal_to_named_gives_the_same_episode():
     t = np.arange(1, 100_001)
     values = np.concatenate([[0.0], tt.stopping_threshold(t, 0.01, 4)])
     for seed in range(5):
-        a = tt.identify(SPEC_MU, 0.01, seed=seed, max_steps=100_000)
-        b = tt.identify(SPEC_MU, 0.01, threshold=values, seed=seed)
+        a = tt.identify(PUBLISHED_MU, 0.01, seed=seed, max_steps=100_000)
+        b = tt.identify(PUBLISHED_MU, 0.01, threshold=values, seed=seed)
         assert (a.tau, a.recommendation, a.N.tolist()) == (b.tau, b.recommendation, b.N.tolist())
 
 
@@ -277,10 +277,10 @@ def test_incremental_state_before_initialisation():
 
 
 def test_characteristic_time_spec_values():
-    T, w = tt.characteristic_time(SPEC_MU, beta=0.5)
+    T, w = tt.characteristic_time(PUBLISHED_MU, beta=0.5)
     assert T == pytest.approx(1019.37157, abs=5e-6)
     np.testing.assert_allclose(w, [0.5, 0.321540, 0.124524, 0.053936], atol=5e-7)
-    opt = tt.characteristic_time(SPEC_MU)
+    opt = tt.characteristic_time(PUBLISHED_MU)
     assert opt.T == pytest.approx(989.79214, abs=5e-6)
     assert opt.beta == pytest.approx(0.416524, abs=5e-7) and opt.weights[0] == opt.beta
     two = tt.characteristic_time([0.6, 0.4])
@@ -443,7 +443,7 @@ def _mp_inverse_T(mu, beta, dps=40):
 @pytest.mark.parametrize(
     "mu,beta",
     [
-        (SPEC_MU, 0.5),
+        (PUBLISHED_MU, 0.5),
         ([0.999, 0.998, 0.5], 0.5),  # tiny gap near the upper endpoint
         ([0.02, 0.01, 0.001], 0.3),  # near the lower endpoint
         ([0.9, 0.1, 0.0], 0.5),  # an arm at 0: infinite kl(mu*, mu_a)
@@ -459,11 +459,11 @@ def test_characteristic_time_relative_error_far_below_1e_9(mu, beta):
 
 
 def test_optimal_beta_is_a_minimum_in_high_precision():
-    best = tt.characteristic_time(SPEC_MU)
-    at_best = float(1 / _mp_inverse_T(SPEC_MU, best.beta))
+    best = tt.characteristic_time(PUBLISHED_MU)
+    at_best = float(1 / _mp_inverse_T(PUBLISHED_MU, best.beta))
     assert abs(best.T - at_best) <= 1e-10 * at_best
     for shift in (-1e-3, 1e-3):
-        assert float(1 / _mp_inverse_T(SPEC_MU, best.beta + shift)) > best.T * (1 + 1e-9)
+        assert float(1 / _mp_inverse_T(PUBLISHED_MU, best.beta + shift)) > best.T * (1 + 1e-9)
 
 
 def test_kl_bernoulli_against_scipy_and_mpmath():
@@ -483,18 +483,18 @@ def test_kl_bernoulli_against_scipy_and_mpmath():
 
 
 # ------------------------------------------------------------------------------------------
-# Statistical behaviour (the specification's instance)
+# Statistical behaviour (a published instance)
 
 
-def test_mean_stopping_time_matches_the_specification():
-    # Spec: mean tau about 6700-6750 with standard deviation about 3100 (beta = 1/2, gk16, delta = 0.01).
+def test_mean_stopping_time_matches_the_published_figure():
+    # Published: mean tau about 6700-6750 with standard deviation about 3100 (beta = 1/2, gk16, delta = 0.01).
     runs = {}
     for name, kwargs in [
         ("random", {}),
         ("tracking", dict(rule="tracking")),
         ("forced", dict(forced_exploration=True)),
     ]:
-        r = tt.run_many(SPEC_MU, 0.01, 3000, seed=2024, **kwargs)
+        r = tt.run_many(PUBLISHED_MU, 0.01, 3000, seed=2024, **kwargs)
         runs[name] = r
         assert 6700 - 4 * r.se_tau <= r.mean_tau <= 6750 + 4 * r.se_tau, (name, r.mean_tau, r.se_tau)
         assert 2700 < r.tau.std() < 3500
@@ -504,7 +504,7 @@ def test_mean_stopping_time_matches_the_specification():
         other = runs[name]
         assert abs(other.mean_tau - base.mean_tau) <= 4 * math.hypot(other.se_tau, base.se_tau), name
     # Stopping time against the asymptotic T*_{1/2} log(1/delta) (lower-order terms make it larger).
-    T = tt.characteristic_time(SPEC_MU, beta=0.5).T
+    T = tt.characteristic_time(PUBLISHED_MU, beta=0.5).T
     assert T * math.log(100) < base.mean_tau < 1.6 * T * math.log(100)
 
 

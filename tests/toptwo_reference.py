@@ -3,8 +3,8 @@
 Everything is recomputed from scratch at every step (leader by pairwise comparison, every cost,
 every threshold); nothing is cached. It consumes the same random streams as the C++ kernel
 (xoshiro256** seeded as in cpp/include/paperkernels/common/random.hpp, rewards from stream 2r and
-decisions from stream 2r + 1), and writes each floating-point expression in the order the
-specification fixes, so its decisions must agree with the kernel's exactly.
+decisions from stream 2r + 1), and writes each floating-point expression in the order the kernel
+documents, so its decisions must agree with the kernel's exactly.
 """
 
 import math

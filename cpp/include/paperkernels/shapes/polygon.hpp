@@ -2,7 +2,7 @@
 //
 // Both rules below integrate polynomials exactly, so the results are exact up to rounding.
 //
-// Fan rule (the specification's): each ring edge (a, b) spans the signed triangle (0, a, b);
+// Fan rule (XShapeEnc's, He 2026): each ring edge (a, b) spans the signed triangle (0, a, b);
 // the Duffy map (u, v) -> u ((1 - v) a + v b) sends the unit square onto it with Jacobian
 // u det(a, b), and conj(Z_nm) becomes a polynomial of degree n + 1 in u and n in v: tensor
 // Gauss-Legendre with floor(N/2) + 2 nodes per axis integrates it exactly.
