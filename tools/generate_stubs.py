@@ -3,7 +3,7 @@
 Usage (after a developer build): ``PYTHONPATH=python python tools/generate_stubs.py [--check]``.
 ``--check`` writes nothing and fails when the checked-in stubs differ from the extension's
 (tests/test_style.py runs it). The test-only submodule ``_core.testing`` is left out: an installed
-package does not have it.
+package does not have it; ``__version__`` keeps its type only (each build sets its own value).
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ def generate(out_dir: pathlib.Path) -> dict[str, str]:
             continue
         text = path.read_text()
         if path.name == "__init__.pyi":
+            # The version is the build's (empty in a developer build): the stub states only its type.
+            text = re.sub(r"^__version__: str = .*$", "__version__: str", text, flags=re.M)
             for name in PRIVATE_SUBMODULES:
                 text = text.replace(f"from . import {name}\n", "")
                 text = re.sub(rf", '{name}'|'{name}', ", "", text)

@@ -14,4 +14,4 @@ def build_info() -> dict:
     """
     Compiler id and version, compile flags, build type, and the instruction set ('avx512', 'avx2', 'sse2') the kernels use now (the widest this CPU runs unless paperkernels.set_isa chose another).
     """
-__version__: str = ''
+__version__: str
