@@ -26,27 +26,31 @@ def _tracked_files():
 
 
 def _require(tool):
-    if shutil.which(tool) is None:
+    """The tool's path: from this interpreter's environment first (a venv used without activation)."""
+    beside = Path(sys.executable).parent / tool
+    found = str(beside) if beside.exists() else shutil.which(tool)
+    if found is None:
         pytest.skip(f"needs {tool} (pip install '.[lint]')")
+    return found
 
 
 def test_ruff_lint():
-    _require("ruff")
-    done = _run("ruff", "check", ".")
+    ruff = _require("ruff")
+    done = _run(ruff, "check", ".")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 
 def test_ruff_format():
-    _require("ruff")
-    done = _run("ruff", "format", "--check", ".")
+    ruff = _require("ruff")
+    done = _run(ruff, "format", "--check", ".")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 
 def test_clang_format():
-    _require("clang-format")
+    clang_format = _require("clang-format")
     sources = [f for f in _tracked_files() if Path(f).suffix in CPP_SUFFIXES]
     assert sources
-    done = _run("clang-format", "--dry-run", "--Werror", *sources)
+    done = _run(clang_format, "--dry-run", "--Werror", *sources)
     assert done.returncode == 0, done.stderr[-4000:]
 
 
