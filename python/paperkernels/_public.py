@@ -5,7 +5,6 @@ and Sphinx show types instead of quoted strings (the sources use ``from __future
 from __future__ import annotations
 
 import inspect
-import sys
 import typing
 from collections.abc import Iterable
 from typing import Any
@@ -41,9 +40,8 @@ def _present(obj: Any, module_name: str) -> None:
     else:
         return  # constants, modules and instances keep their own identity
     if obj.__module__.startswith("paperkernels.") and obj.__module__ != module_name:
-        defining = sys.modules.get(obj.__module__)
         # Only names defined in a private submodule move (a public submodule such as relu.moves keeps its own).
-        if defining is not None and obj.__module__.rsplit(".", 1)[-1].startswith("_"):
+        if obj.__module__.rsplit(".", 1)[-1].startswith("_"):
             obj.__module__ = module_name
 
 
