@@ -115,3 +115,18 @@ def test_as_bool_refuses_integers_and_strings():
     for value in (1, 0, "yes", None, np.array([True])):
         with pytest.raises(TypeError, match="flag: expected a bool"):
             as_bool(value, "flag")
+
+
+def test_enum_values_that_name_no_option_are_refused_by_every_core():
+    # pybind11 builds an enum member from any integer; the bindings refuse one that names no option.
+    from paperkernels import _core
+
+    checks = [
+        ("threshold", lambda: _core.toptwo.threshold(_core.toptwo.ThresholdKind(9), 0.1, 3, np.array([1]))),
+        ("arms", lambda: _core.toptwo.characteristic_time(np.array([0.5, 0.4]), 0.5, _core.toptwo.Arms(5), 1.0)),
+        ("purpose", lambda: _core.shapes.CartesianBasis(4, 8, 8, 1, _core.shapes.BasisPurpose(5), 1e9, 1)),
+        ("state", lambda: _core.cascade.state_space(_core.cascade.StateKind(7), 3, 2, 100)),
+    ]
+    for name, call in checks:
+        with pytest.raises(ValueError, match=f"{name}: expected a member of the enum, got the value"):
+            call()

@@ -28,6 +28,15 @@ inline Poll python_signal_poll() {
 template <class T>
 using carray = py::array_t<T, py::array::c_style>;
 
+// The options arrive as enum members. pybind11 also lets Python build a member from any integer
+// (Enum(7)): such a value names no option and is refused. `last` is the enum's last member.
+template <class Enum>
+Enum known(Enum value, Enum last, const char* name) {
+  const auto v = static_cast<long long>(value);
+  require(v >= 0 && v <= static_cast<long long>(last), name, ": expected a member of the enum, got the value ", v);
+  return value;
+}
+
 template <class T>
 void require_ndim(const carray<T>& a, py::ssize_t ndim, const char* name) {
   require(a.ndim() == ndim, name, ": expected a ", ndim, "-d array, got ", a.ndim(), "-d");

@@ -20,19 +20,12 @@ using paperkernels::bind::carray;
 
 namespace {
 
-// The options arrive as enum members. pybind11 also lets Python build a member from any integer
-// (StateKind(7)): such a value names no option and is refused here.
-template <class Enum>
-Enum known(Enum value, Enum last, const char* name) {
-  const int v = static_cast<int>(value);
-  require(v >= 0 && v <= static_cast<int>(last), name, ": expected a member of the enum, got the value ", v);
-  return value;
-}
-StateKind known(StateKind v) { return known(v, StateKind::last, "state"); }
-FeatureMap known(FeatureMap v) { return known(v, FeatureMap::coverage, "features"); }
-Link known(Link v) { return known(v, Link::logistic, "link"); }
-Planner known(Planner v) { return known(v, Planner::brute, "method"); }
-LearnerType known(LearnerType v) { return known(v, LearnerType::random, "type"); }
+// Each option enum with its last member and the argument it comes from (see bind::known).
+StateKind known(StateKind v) { return bind::known(v, StateKind::last, "state"); }
+FeatureMap known(FeatureMap v) { return bind::known(v, FeatureMap::coverage, "features"); }
+Link known(Link v) { return bind::known(v, Link::logistic, "link"); }
+Planner known(Planner v) { return bind::known(v, Planner::brute, "method"); }
+LearnerType known(LearnerType v) { return bind::known(v, LearnerType::random, "type"); }
 
 // Long loops run without the GIL and poll for Ctrl-C (call with the GIL held; it is released here).
 StateSpace make_space(StateKind kind, int n_topics, int K, std::size_t max_states) {

@@ -23,6 +23,7 @@ void require_length(const carray<double>& a, py::ssize_t n, const char* name) {
 
 py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, greedy::Criterion criterion, double tol,
                   std::uint64_t seed, std::uint64_t first_learner, std::size_t n_learners, unsigned n_threads) {
+  bind::known(criterion, greedy::Criterion::omp, "criterion");
   greedy::Settings settings;  // kernels: the instruction set in use (paperkernels.set_isa)
   settings.k = k;
   settings.m = m;

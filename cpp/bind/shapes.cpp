@@ -145,6 +145,7 @@ void bind_shapes(py::module_& m) {
   py::class_<CartesianBasis, std::shared_ptr<CartesianBasis>>(m, "CartesianBasis")
       .def(py::init([](int N, int H, int W, int supersample, CartesianBasis::Purpose purpose, double max_basis_bytes,
                        unsigned threads) {
+             bind::known(purpose, CartesianBasis::Purpose::synthesis, "purpose");
              py::gil_scoped_release release;
              return std::make_shared<CartesianBasis>(N, H, W, supersample, purpose,
                                                      static_cast<std::size_t>(max_basis_bytes), threads,
@@ -222,6 +223,7 @@ void bind_shapes(py::module_& m) {
       "polygon_moments",
       [](int N, const carray<double>& xy, const carray<std::int64_t>& ring_start, const carray<double>& ring_sign,
          const carray<std::int64_t>& poly_start, PolygonRule rule, unsigned threads) {
+        bind::known(rule, PolygonRule::fan, "rule");
         require(N >= 0, "N: expected a non-negative order");
         check_rings(xy, ring_start, ring_sign, poly_start);
         const auto B = poly_start.size() - 1;

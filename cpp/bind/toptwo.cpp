@@ -26,6 +26,7 @@ namespace {
 
 // A named threshold c(t, delta) (the array kind needs its values: see Config).
 Threshold named_threshold(ThresholdKind kind, double delta, int K) {
+  bind::known(kind, ThresholdKind::array, "threshold");
   require(delta > 0.0 && delta < 1.0, "delta: expected a number in (0, 1), got ", delta);
   require(K >= 2, "K: expected at least 2 arms, got ", K);
   switch (kind) {
@@ -81,6 +82,14 @@ Config make_config(int K, double beta, Challenger challenger, Rule rule, TieBrea
                    std::int64_t min_pulls, Arms arms, double sigma, ThresholdKind threshold, double delta,
                    const py::object& threshold_values, Leader leader, bool uniform, double ucb_alpha, Tracking tracking,
                    std::int64_t weights_every, Racing racing, double lil_epsilon, double lil_beta, double lil_lambda) {
+  bind::known(challenger, Challenger::rs, "challenger");
+  bind::known(rule, Rule::tracking, "rule");
+  bind::known(tie_break, TieBreak::first, "tie_break");
+  bind::known(arms, Arms::gaussian, "arms");
+  bind::known(threshold, ThresholdKind::array, "threshold");
+  bind::known(leader, Leader::ucb, "leader");
+  bind::known(tracking, Tracking::fw, "tracking");
+  bind::known(racing, Racing::ege, "racing");
   Options o;
   o.K = K;
   o.beta = beta;
@@ -567,6 +576,7 @@ void bind_toptwo(py::module_& m) {
   m.def(
       "characteristic_time",
       [](const carray<double>& mu_arr, double beta, Arms kind, double sigma) {
+        bind::known(kind, Arms::gaussian, "arms");
         const std::vector<double> mu = to_vector(mu_arr, "mu");
         CharacteristicTime result;
         {
