@@ -12,7 +12,10 @@
 // many times); each variant is a function with its own target attribute, into which run<I> and the
 // always-inlined helpers it calls are inlined. Only element-wise IEEE operations are used on the
 // vectors (the build keeps multiplies and adds separate: -ffp-contract=off), so a kernel whose
-// reductions do not depend on the width returns the same bits under every instruction set.
+// reductions do not depend on the width returns the same bits under every instruction set. The one
+// exception is explicit: simd::mul_add<I>, a fused multiply-add (one rounding) under avx2 and avx512
+// (whose variants are compiled with FMA: every AVX2 CPU has it) and a multiply then an add (two
+// roundings) under sse2; a kernel that uses it documents its tolerance across instruction sets.
 //
 // The instruction set in use is process-wide: simd::active(), the widest one the CPU supports
 // unless set_active() (Python: paperkernels.set_isa, or PAPERKERNELS_ISA at import) chose another.
@@ -34,6 +37,7 @@
 // picked at run time; elsewhere only the baseline variant exists.
 #if defined(__GNUC__) && defined(__x86_64__)
 #define PAPERKERNELS_SIMD_X86 1
+#include <immintrin.h>  // declares the FMA builtins of mul_add
 #endif
 
 // Keeps a loaded vector in a register: GCC otherwise may fold the load into every instruction that
@@ -87,7 +91,7 @@ inline bool supported(Isa isa) noexcept {
 #ifdef PAPERKERNELS_SIMD_X86
   __builtin_cpu_init();
   if (isa == Isa::avx512) return __builtin_cpu_supports("avx512f");
-  if (isa == Isa::avx2) return __builtin_cpu_supports("avx2");
+  if (isa == Isa::avx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
   return isa == Isa::sse2;
 }
@@ -145,6 +149,30 @@ PAPERKERNELS_ALWAYS_INLINE void store(double* x, typename Vec<W>::type v) noexce
   std::memcpy(x, &v, sizeof v);
 }
 
+// A vector of W copies of x.
+template <int W>
+PAPERKERNELS_ALWAYS_INLINE typename Vec<W>::type splat(double x) noexcept {
+  typename Vec<W>::type v;
+  for (int l = 0; l < W; ++l) v[l] = x;
+  return v;
+}
+
+// a * b + c lane by lane: fused (rounded once) under avx2 and avx512, a rounded product then a rounded
+// sum under sse2 (which has no FMA). Call it only from a kernel's run<I>.
+// (The builtins, unlike the intrinsics of immintrin.h, are only checked against the target of the
+// function they end up in: the avx2 and avx512 variants below.)
+template <Isa I>
+PAPERKERNELS_ALWAYS_INLINE vec<I> mul_add(vec<I> a, vec<I> b, vec<I> c) noexcept {
+#ifdef PAPERKERNELS_SIMD_X86
+  if constexpr (I == Isa::avx512)
+    return __builtin_ia32_vfmaddpd512_mask(a, b, c, static_cast<unsigned char>(-1), 4);  // 4: current rounding
+  else if constexpr (I == Isa::avx2)
+    return __builtin_ia32_vfmaddpd256(a, b, c);
+  else
+#endif
+    return a * b + c;
+}
+
 // The variants of a kernel, one function per instruction set.
 template <class Kernel, class... Args>
 decltype(auto) run_sse2(Args... args) {
@@ -152,11 +180,11 @@ decltype(auto) run_sse2(Args... args) {
 }
 #ifdef PAPERKERNELS_SIMD_X86
 template <class Kernel, class... Args>
-__attribute__((target("avx2"))) decltype(auto) run_avx2(Args... args) {
+__attribute__((target("avx2,fma"))) decltype(auto) run_avx2(Args... args) {
   return Kernel::template run<Isa::avx2>(args...);
 }
 template <class Kernel, class... Args>
-__attribute__((target("avx512f"))) decltype(auto) run_avx512(Args... args) {
+__attribute__((target("avx512f,fma"))) decltype(auto) run_avx512(Args... args) {
   return Kernel::template run<Isa::avx512>(args...);
 }
 #endif

@@ -50,46 +50,58 @@ constexpr std::size_t kMaxStripBytes = std::size_t{8} << 20;
 struct Layout {
   std::size_t nr, mr, n, p, panels, padded;
 
-  // Samples in block b, and where the block starts in the packed data: blocks of kBlock samples
-  // (the last one shorter), each holding its panels one after the other.
+  // Samples in block b: blocks of kBlock samples, the last one shorter.
   std::size_t rows(std::size_t b) const noexcept { return std::min(kBlock, n - b * kBlock); }
-  std::size_t block_offset(std::size_t b) const noexcept { return b * kBlock * padded; }
   std::size_t blocks() const noexcept { return (n + kBlock - 1) / kBlock; }
 };
 
-// The packed data: in block b, panel q, row s (a sample of the block), lane l:
-//   packed[block_offset(b) + (q * rows(b) + s) * nr + l] = x[b * kBlock + s][q * nr + l] - mu
-// (0 beyond the last feature; with an extra column, column p holds extra[sample] as given), for
-// the samples in [first_sample, end_sample).
-inline void pack(const double* x, const double* mean, const double* extra, const Layout& L, double* packed,
-                 std::size_t first_sample, std::size_t end_sample) noexcept {
-  for (std::size_t sample = first_sample; sample < end_sample; ++sample) {
-    const double* row = x + sample * L.p;
-    const std::size_t b = sample / kBlock, s = sample - b * kBlock, rows = L.rows(b);
-    double* block = packed + L.block_offset(b) + s * L.nr;
-    for (std::size_t q = 0; q < L.panels; ++q) {
-      double* out = block + q * rows * L.nr;
-      const std::size_t first = q * L.nr;
-      const std::size_t width = L.p > first ? std::min(L.nr, L.p - first) : 0;
-      if (mean)
-        for (std::size_t l = 0; l < width; ++l) out[l] = row[first + l] - mean[first + l];
+// The data one task reads, packed block of samples by block of samples into a buffer of its own
+// (kBlock x (padded - first_panel * NR) doubles, reused for every block, so it stays in L2):
+//   packed[((q - first_panel) * rows(b) + s) * NR + l] = x[b * kBlock + s][q * NR + l] - mu
+// for the panels q >= first_panel (0 beyond the last feature; with an extra column, column p holds
+// extra[sample] as given).
+struct Source {
+  const double *x, *mean, *extra;
+};
+
+template <std::size_t NR>
+PAPERKERNELS_ALWAYS_INLINE void pack_block(const Source& src, const Layout& L, std::size_t b, std::size_t first_panel,
+                                           double* packed) noexcept {
+  const std::size_t rows = L.rows(b), full = L.p / NR;  // panels [first_panel, full) hold NR features
+  for (std::size_t s = 0; s < rows; ++s) {
+    const std::size_t sample = b * kBlock + s;
+    const double* row = src.x + sample * L.p;
+    double* out = packed + s * NR;
+    for (std::size_t q = first_panel; q < L.panels; ++q, out += rows * NR) {
+      const std::size_t first = q * NR;
+      if (q < full) {
+        if (src.mean)
+          for (std::size_t l = 0; l < NR; ++l) out[l] = row[first + l] - src.mean[first + l];
+        else
+          for (std::size_t l = 0; l < NR; ++l) out[l] = row[first + l];
+        continue;
+      }
+      const std::size_t width = L.p > first ? L.p - first : 0;
+      for (std::size_t l = 0; l < NR; ++l) out[l] = 0.0;
+      if (src.mean)
+        for (std::size_t l = 0; l < width; ++l) out[l] = row[first + l] - src.mean[first + l];
       else
         for (std::size_t l = 0; l < width; ++l) out[l] = row[first + l];
-      for (std::size_t l = width; l < L.nr; ++l) out[l] = 0.0;
-      if (extra && first <= L.p && L.p < first + L.nr) out[L.p - first] = extra[sample];
+      if (src.extra && first <= L.p && L.p < first + NR) out[L.p - first] = src.extra[sample];
     }
   }
 }
 
-// The micro-kernel: C[r][v] += A[s][r] * B[s][v] for the samples of one block, C an MR x NR tile of
-// the task's strip (leading dimension ldc), A the MR row values of each sample at stride NR (they
-// live inside a packed panel), B a packed panel of NR features. The MR x NV accumulators stay in
-// registers; each sample loads NV vectors of B and broadcasts MR values of A.
-template <int W, int MR, int NV>
+// The micro-kernel: C[r][v] += A[s][r] * B[s][v] for the samples of one block, in sample order, C
+// an MR x NR tile of the task's strip (leading dimension ldc), A the MR row values of each sample at
+// stride NR (they live inside a packed panel), B a packed panel of NR features. The MR x NV
+// accumulators stay in registers (with FMA no product needs a register of its own); each sample
+// loads NV vectors of B and broadcasts MR values of A.
+template <simd::Isa I, int MR, int NV>
 PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size_t samples, double* c,
                                      std::size_t ldc) noexcept {
-  using V = typename Vec<W>::type;
-  constexpr int NR = W * NV;
+  constexpr int W = simd::width<I>, NR = W * NV;
+  using V = simd::vec<I>;
   V acc[MR][NV];
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = simd::load<W>(c + r * ldc + v * W);
@@ -97,46 +109,46 @@ PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size
     V bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = simd::load<W>(b + s * NR + v * W);
     for (int r = 0; r < MR; ++r) {
-      const double x = a[s * NR + r];  // vector-scalar products broadcast the scalar
-      for (int v = 0; v < NV; ++v) acc[r][v] += x * bv[v];
+      const V x = simd::splat<W>(a[s * NR + r]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = simd::mul_add<I>(x, bv[v], acc[r][v]);
     }
   }
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < NV; ++v) simd::store<W>(c + r * ldc + v * W, acc[r][v]);
 }
 
-// Row blocks [first, last) of the upper triangle (tiles whose panel reaches the diagonal), over all
-// samples, block of samples by block of samples, into c: rows first * MR, ... of the padded matrix.
-// Returns early (c incomplete) when `token` asks to stop.
-template <int W, int MR, int NV>
-PAPERKERNELS_ALWAYS_INLINE void row_blocks(const double* packed, const Layout& L, std::size_t first, std::size_t last,
-                                           double* c, const StopToken& token) noexcept {
-  const std::size_t row0 = first * MR;
-  constexpr std::size_t NR = static_cast<std::size_t>(W * NV);
-  for (std::size_t b = 0; b < L.blocks(); ++b) {
-    if (token.stop_requested()) return;
-    const std::size_t samples = L.rows(b);
-    const double* block = packed + L.block_offset(b);
-    for (std::size_t rb = first; rb < last; ++rb) {
-      const std::size_t i0 = rb * MR, own_panel = i0 / NR;
-      const double* a = block + own_panel * samples * NR + (i0 - own_panel * NR);
-      for (std::size_t q = own_panel; q < L.panels; ++q)
-        tile<W, MR, NV>(a, block + q * samples * NR, samples, c + (i0 - row0) * L.padded + q * NR, L.padded);
-    }
-  }
-}
-
-// Tile shape by instruction set: MR rows x NV vectors of accumulators, within the vector registers.
+// Tile shape by instruction set: MR rows x NV vectors of accumulators, within the vector registers
+// (AVX2: 12 accumulators, 3 vectors of B and a broadcast fill the 16 registers; AVX-512: 24 + 3 + 1
+// of 32).
 template <simd::Isa I>
 constexpr int tile_rows = I == simd::Isa::avx512 ? 8 : 4;
 template <simd::Isa I>
 constexpr int tile_vectors = I == simd::Isa::sse2 ? 2 : 3;
 
+// One task: row blocks [first, last) of the upper triangle (tiles whose panel reaches the diagonal)
+// over all samples, block of samples by block of samples (each packed into `packed` first), into
+// c: rows first * MR, ... of the padded matrix. Returns early (c incomplete) when `token` asks to stop.
 struct RowBlocks {
   template <simd::Isa I>
-  PAPERKERNELS_ALWAYS_INLINE static void run(const double* packed, const Layout* L, std::size_t first, std::size_t last,
-                                             double* c, const StopToken* token) noexcept {
-    row_blocks<simd::width<I>, tile_rows<I>, tile_vectors<I>>(packed, *L, first, last, c, *token);
+  PAPERKERNELS_ALWAYS_INLINE static void run(const Source* src, const Layout* layout, std::size_t first,
+                                             std::size_t last, double* packed, double* c,
+                                             const StopToken* token) noexcept {
+    constexpr int MR = tile_rows<I>, NV = tile_vectors<I>;
+    constexpr std::size_t NR = static_cast<std::size_t>(simd::width<I> * NV);
+    const Layout& L = *layout;
+    const std::size_t row0 = first * MR, first_panel = row0 / NR;
+    for (std::size_t b = 0; b < L.blocks(); ++b) {
+      if (token->stop_requested()) return;
+      const std::size_t samples = L.rows(b);
+      pack_block<NR>(*src, L, b, first_panel, packed);
+      for (std::size_t rb = first; rb < last; ++rb) {
+        const std::size_t i0 = rb * MR, own_panel = i0 / NR;
+        const double* a = packed + (own_panel - first_panel) * samples * NR + (i0 - own_panel * NR);
+        for (std::size_t q = own_panel; q < L.panels; ++q)
+          tile<I, MR, NV>(a, packed + (q - first_panel) * samples * NR, samples, c + (i0 - row0) * L.padded + q * NR,
+                          L.padded);
+      }
+    }
   }
 };
 
@@ -221,18 +233,12 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
   require(n >= 1 && p >= 1, "X: expected at least one sample and one feature");
   const simd::Isa isa = simd::active();
   const Layout L = layout_for(isa, n, p, extra != nullptr);
-  std::unique_ptr<double[]> packed(new double[L.panels * L.n * L.nr]);
-  constexpr std::size_t samples_per_task = 1024;
-  parallel_for((n + samples_per_task - 1) / samples_per_task, n_threads,
-               [&](std::size_t task, const StopToken&) {
-                 const std::size_t first = task * samples_per_task;
-                 pack(x, mean, extra, L, packed.get(), first, std::min(n, first + samples_per_task));
-               },
-               poll);
+  const Source src{x, mean, extra};
 
-  // Tasks of consecutive row blocks, each accumulating into its own zeroed strip of the padded
-  // matrix, then copying its rows of the upper triangle out. Each task writes its own rows only:
-  // the first touch of a large output's pages is spread over the tasks, all of which poll.
+  // Tasks of consecutive row blocks, each packing the blocks of samples it needs and accumulating
+  // into its own zeroed strip of the padded matrix, then copying its rows of the upper triangle
+  // out. Each task writes its own rows only: the first touch of a large output's pages is spread
+  // over the tasks, all of which poll.
   const std::vector<std::size_t> bounds = task_bounds(L, n_threads);
   parallel_for(
       bounds.size() - 1, n_threads,
@@ -240,7 +246,8 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
         const std::size_t first = bounds[task], last = bounds[task + 1];
         const std::size_t row0 = first * L.mr, rows = (last - first) * L.mr;
         std::unique_ptr<double[]> strip(new double[rows * L.padded]());
-        simd::dispatch<RowBlocks>(isa, static_cast<const double*>(packed.get()), &L, first, last, strip.get(), &token);
+        std::unique_ptr<double[]> packed(new double[std::min(kBlock, n) * (L.padded - row0 / L.nr * L.nr)]);
+        simd::dispatch<RowBlocks>(isa, &src, &L, first, last, packed.get(), strip.get(), &token);
         if (token.stop_requested()) return;  // parallel_for throws `interrupted`
         for (std::size_t i = row0; i < std::min(p, row0 + rows); ++i) {
           const double* row = strip.get() + (i - row0) * L.padded;
