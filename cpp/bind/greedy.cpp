@@ -81,9 +81,10 @@ void bind_greedy(py::module_& m) {
       },
       py::arg("X"), py::arg("mean"), py::arg("n_threads"), py::arg("y") = py::none(),
       "(X - mean)^T (X - mean) for X (n, p) row-major (mean None: X^T X). Each entry sums the samples in\n"
-      "order (no fused multiply-add): the same bits for any n_threads and under any instruction set\n"
-      "(paperkernels.set_isa). With y (n,), already centred, returns (gram, (X - mean)^T y), the latter\n"
-      "bit-identical to greedy_centred_xty.");
+      "order, by fused multiply-adds under 'avx2' and 'avx512', by rounded products and sums under 'sse2'\n"
+      "(paperkernels.set_isa): the same bits for any n_threads, avx2 and avx512 identical, sse2 within\n"
+      "2 n 2^-53 sqrt(G_ii G_jj) of them. With y (n,), already centred, returns (gram, (X - mean)^T y),\n"
+      "the latter bit-identical to centred_xty under the same instruction set.");
 
   m.def(
       "centred_xty",
@@ -102,7 +103,8 @@ void bind_greedy(py::module_& m) {
         return xty;
       },
       py::arg("X"), py::arg("mean"), py::arg("y"),
-      "(X - mean)^T y for X (n, p) row-major and y (n,) (mean None: X^T y), samples summed in order.");
+      "(X - mean)^T y for X (n, p) row-major and y (n,) (mean None: X^T y), samples summed in order as\n"
+      "in centred_gram (fused multiply-adds under 'avx2' and 'avx512').");
 
   m.def(
       "fit_gram",

@@ -149,12 +149,15 @@ PAPERKERNELS_ALWAYS_INLINE void store(double* x, typename Vec<W>::type v) noexce
   std::memcpy(x, &v, sizeof v);
 }
 
-// A vector of W copies of x.
-template <int W>
-PAPERKERNELS_ALWAYS_INLINE typename Vec<W>::type splat(double x) noexcept {
-  typename Vec<W>::type v;
-  for (int l = 0; l < W; ++l) v[l] = x;
-  return v;
+// A vector of W copies of *x, loaded by one broadcast instruction. (Written as a plain splat of *x,
+// GCC may merge neighbouring broadcasts into one vector load and shuffles, which compete with the
+// arithmetic for the vector pipes; the AVX2 builtin keeps it a load.)
+template <Isa I>
+PAPERKERNELS_ALWAYS_INLINE vec<I> broadcast(const double* x) noexcept {
+#ifdef PAPERKERNELS_SIMD_X86
+  if constexpr (I == Isa::avx2) return __builtin_ia32_vbroadcastsd256(x);
+#endif
+  return *x - vec<I>{};  // x - 0 is x for every double, -0 and NaN included
 }
 
 // a * b + c lane by lane: fused (rounded once) under avx2 and avx512, a rounded product then a rounded

@@ -2,24 +2,35 @@
 // kernels rather than by BLAS so that every entry has one definition, whatever the machine's BLAS,
 // its thread count or ours:
 //   G[i][j] = sum over samples s = 0, 1, ..., n - 1, in that order, of (x_si - mu_i) * (x_sj - mu_j),
-// each product rounded, then added (no fused multiply-add).
+// each term added by a fused multiply-add (one rounding) under AVX2 and AVX-512, by a rounded product
+// then a rounded sum under the SSE2 baseline (which has no FMA).
 //
 // The computation is a GEMM-style loop nest (Goto and van de Geijn, "Anatomy of High-Performance
 // Matrix Multiplication", ACM TOMS 34(3), 2008, sections 4-6) restricted to the upper triangle:
-//  - the centred data are packed once, block of samples by block of samples, into panels of NR
-//    features; the panels of one block lie one after the other in memory, so the tiles that sweep
-//    a block read it as one stream, and a block (a few hundred KiB) stays in L2 while it is reused;
+//  - tasks own groups of tile rows; each sweeps the samples block by block, packing the centred
+//    values of the block that it needs into panels of NR features in a buffer of its own (a few
+//    hundred KiB, reused for every block, so it stays in L2);
 //  - a register-blocked micro-kernel accumulates an MR x NR tile of G in MR * NR / W vector
 //    registers over the samples of a block (vectors run across features, one lane per entry, the
-//    MR row values broadcast), then stores the tile back;
-//  - tasks own groups of tile rows: each accumulates into its own strip, so the result does not
-//    depend on the number of threads; the lower triangle is mirrored at the end.
-// Every lane adds its products in sample order and a tile is stored exactly between blocks, so
-// neither the vector width (AVX-512, AVX2 or the SSE2 baseline, chosen at run time), the tile
-// shape nor the blocking changes the bits: only the speed.
+//    MR row values broadcast from memory), then stores the tile back;
+//  - each task accumulates into its own strip, so the result does not depend on the number of
+//    threads; the lower triangle is mirrored at the end.
+// Every lane adds its terms in sample order and a tile is stored exactly between blocks, so neither
+// the thread count, the vector width, the tile shape nor the blocking changes the bits: AVX2 and
+// AVX-512 return identical bits, and so does SSE2 on every machine.
+//
+// Across the two kinds of instruction set (FMA: avx2, avx512; no FMA: sse2) entries differ by
+// rounding only. Both are in-order sums of n rounded terms, each within gamma_n = n u / (1 - n u)
+// (u = 2^-53) times sum_s |x_si - mu_i| |x_sj - mu_j| of the exact value (Higham, "Accuracy and
+// Stability of Numerical Algorithms", 2nd ed., section 3.1), so two instruction sets differ by at most
+//   |G_avx2[i][j] - G_sse2[i][j]| <= 2 gamma_n sqrt(G[i][i] G[j][j])   (Cauchy-Schwarz),
+// about 2 n u relative to the scale of the entry; typical differences are near sqrt(n) u. FMA
+// doubles the arithmetic rate of CPUs whose adds share the multiply ports (Intel's AVX2 cores),
+// which is why the fast kernels use it.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -34,14 +45,12 @@ namespace paperkernels::greedy {
 
 namespace gram_detail {
 
-using simd::Vec;
-
 // Samples per block: the packed block (kBlock x padded doubles, 500 KiB for p = 500) stays in L2
 // while the tile rows of a task sweep it.
 constexpr std::size_t kBlock = 128;
 // Tasks per thread (more than one, so that the threads finish together), and the most a task's
-// strip of the result may hold. Each task streams the packed blocks it needs from memory once, so
-// fewer, larger tasks move less data: one task per thread would be best but for the balance.
+// strip of the result may hold. Each task packs the columns it needs from its first tile row on,
+// so fewer, larger tasks pack less: one task per thread would be best but for the balance.
 constexpr std::size_t kTasksPerThread = 4;
 constexpr std::size_t kMaxStripBytes = std::size_t{8} << 20;
 
@@ -109,7 +118,7 @@ PAPERKERNELS_ALWAYS_INLINE void tile(const double* a, const double* b, std::size
     V bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = simd::load<W>(b + s * NR + v * W);
     for (int r = 0; r < MR; ++r) {
-      const V x = simd::splat<W>(a[s * NR + r]);
+      const V x = simd::broadcast<I>(a + s * NR + r);
       for (int v = 0; v < NV; ++v) acc[r][v] = simd::mul_add<I>(x, bv[v], acc[r][v]);
     }
   }
@@ -222,10 +231,11 @@ inline std::vector<std::size_t> task_bounds(const Layout& L, unsigned n_threads)
 }  // namespace gram_detail
 
 // gram (p x p, row-major) = X_c^T X_c with X row-major n x p and X_c = X - mean (mean == nullptr:
-// X itself). Exactly symmetric; identical bits for any n_threads and on any x86-64 machine. With
+// X itself). Exactly symmetric; identical bits for any n_threads and on any x86-64 machine for a
+// given instruction set (avx2 and avx512 agree bit for bit; sse2 within the bound above). With
 // `extra` (length n, e.g. a centred response y), also extra_out = X_c^T extra, an extra column of
-// the same computation, bit-identical to centred_xty. The kernels run under simd::active() (any
-// instruction set gives the same bits; tests compare them).
+// the same computation, bit-identical to centred_xty under the same instruction set. The kernels
+// run under simd::active().
 inline void centred_gram(const double* x, std::size_t n, std::size_t p, const double* mean, double* gram,
                          unsigned n_threads, const Poll& poll, const double* extra = nullptr,
                          double* extra_out = nullptr) {
@@ -267,19 +277,43 @@ inline void centred_gram(const double* x, std::size_t n, std::size_t p, const do
                poll);
 }
 
+namespace gram_detail {
+
+// centred_xty under instruction set I: the features in vectors, the samples in order.
+struct Xty {
+  template <simd::Isa I>
+  PAPERKERNELS_ALWAYS_INLINE static void run(const double* x, std::size_t n, std::size_t p, const double* mean,
+                                             const double* y, double* xty) noexcept {
+    constexpr std::size_t W = static_cast<std::size_t>(simd::width<I>);
+    const std::size_t vectors = p / W * W;
+    std::fill(xty, xty + p, 0.0);
+    for (std::size_t s = 0; s < n; ++s) {
+      const double* row = x + s * p;
+      const simd::vec<I> ys = simd::broadcast<I>(y + s);
+      for (std::size_t j = 0; j < vectors; j += W) {
+        simd::vec<I> xc = simd::load<W>(row + j);
+        if (mean) xc -= simd::load<W>(mean + j);
+        simd::store<W>(xty + j, simd::mul_add<I>(xc, ys, simd::load<W>(xty + j)));
+      }
+      for (std::size_t j = vectors; j < p; ++j) {
+        const double xc = mean ? row[j] - mean[j] : row[j];
+        if constexpr (I == simd::Isa::sse2)
+          xty[j] += xc * y[s];
+        else
+          xty[j] = std::fma(xc, y[s], xty[j]);
+      }
+    }
+  }
+};
+
+}  // namespace gram_detail
+
 // xty[j] = sum over samples s, in order, of (x_sj - mu_j) * y_s (y already centred; mean == nullptr:
-// X itself), each product rounded, then added.
+// X itself), each term added as in centred_gram (fused multiply-add under avx2 and avx512, product
+// then sum under sse2): bit-identical to the extra column of centred_gram.
 inline void centred_xty(const double* x, std::size_t n, std::size_t p, const double* mean, const double* y,
                         double* xty) noexcept {
-  std::fill(xty, xty + p, 0.0);
-  for (std::size_t s = 0; s < n; ++s) {
-    const double* row = x + s * p;
-    const double ys = y[s];
-    if (mean)
-      for (std::size_t j = 0; j < p; ++j) xty[j] += (row[j] - mean[j]) * ys;
-    else
-      for (std::size_t j = 0; j < p; ++j) xty[j] += row[j] * ys;
-  }
+  simd::dispatch<gram_detail::Xty>(simd::active(), x, n, p, mean, y, xty);
 }
 
 }  // namespace paperkernels::greedy
