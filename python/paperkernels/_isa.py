@@ -5,7 +5,9 @@ Gram matrix and learner updates) is compiled for AVX-512, AVX2 and the SSE2 base
 variant of the instruction set in use: the widest this CPU supports, unless the environment variable
 ``PAPERKERNELS_ISA`` (read when paperkernels is imported) or :func:`set_isa` chose another. Every
 instruction set returns the same bits (the kernels only reorder work across vector lanes, never
-the sums), so the choice changes the speed only.
+the sums), so the choice changes the speed only, except the greedy Gram matrix: fused multiply-adds
+under avx512 and avx2 (the same bits for both), products then sums under sse2 (within the rounding
+bound of the greedy guide).
 """
 
 from __future__ import annotations
@@ -90,7 +92,9 @@ def set_isa(isa: str) -> _IsaContext:
 
     Notes
     -----
-    Results are bit-identical under every instruction set; only the speed changes. A call that is
+    Results are bit-identical under every instruction set, except the greedy Gram matrix under
+    ``"sse2"`` (no fused multiply-add: it differs from ``"avx2"``/``"avx512"`` by rounding, within
+    the bound of the greedy guide); otherwise only the speed changes. A call that is
     already running keeps the instruction set it started with.
     """
     key = _resolve(isa, "isa")

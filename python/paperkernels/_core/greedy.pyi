@@ -60,13 +60,15 @@ def average_path(active: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], 
 def centred_gram(X: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], mean: typing.Annotated[numpy.typing.ArrayLike, numpy.float64] | None, n_threads: typing.SupportsInt | typing.SupportsIndex, y: typing.Annotated[numpy.typing.ArrayLike, numpy.float64] | None = None) -> typing.Any:
     """
     (X - mean)^T (X - mean) for X (n, p) row-major (mean None: X^T X). Each entry sums the samples in
-    order (no fused multiply-add): the same bits for any n_threads and under any instruction set
-    (paperkernels.set_isa). With y (n,), already centred, returns (gram, (X - mean)^T y), the latter
-    bit-identical to greedy_centred_xty.
+    order, by fused multiply-adds under 'avx2' and 'avx512', by rounded products and sums under 'sse2'
+    (paperkernels.set_isa): the same bits for any n_threads, avx2 and avx512 identical, sse2 within
+    2 n 2^-53 sqrt(G_ii G_jj) of them. With y (n,), already centred, returns (gram, (X - mean)^T y),
+    the latter bit-identical to centred_xty under the same instruction set.
     """
 def centred_xty(X: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], mean: typing.Annotated[numpy.typing.ArrayLike, numpy.float64] | None, y: typing.Annotated[numpy.typing.ArrayLike, numpy.float64]) -> numpy.typing.NDArray[numpy.float64]:
     """
-    (X - mean)^T y for X (n, p) row-major and y (n,) (mean None: X^T y), samples summed in order.
+    (X - mean)^T y for X (n, p) row-major and y (n,) (mean None: X^T y), samples summed in order as
+    in centred_gram (fused multiply-adds under 'avx2' and 'avx512').
     """
 def fit_columns(xt: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], xty: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], col_sq: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], k: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | typing.SupportsIndex, criterion: Criterion, tol: typing.SupportsFloat | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, n_learners: typing.SupportsInt | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, first_learner: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
     """

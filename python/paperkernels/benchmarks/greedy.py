@@ -164,7 +164,7 @@ def gram_rate(rec: Recorder, X: np.ndarray, repeat: int) -> None:
             unit="GFLOP/s",
             metric="arithmetic rate",
             threads=1,
-            detail="upper triangle, n p (p + 1) operations, samples summed in order without FMA",
+            detail="upper triangle, n p (p + 1) operations, samples summed in order (FMA under avx2, avx512)",
         )
     rec.dgemm(workload, p, n, p, repeat=repeat)
 
