@@ -151,10 +151,11 @@ PAPERKERNELS_ALWAYS_INLINE void store(double* x, typename Vec<W>::type v) noexce
 
 // A vector of W copies of *x, loaded by one broadcast instruction. (Written as a plain splat of *x,
 // GCC may merge neighbouring broadcasts into one vector load and shuffles, which compete with the
-// arithmetic for the vector pipes; the AVX2 builtin keeps it a load.)
+// arithmetic for the vector pipes; GCC's AVX2 builtin keeps it a load. clang has no such builtin
+// and emits the splat as a broadcast load.)
 template <Isa I>
 PAPERKERNELS_ALWAYS_INLINE vec<I> broadcast(const double* x) noexcept {
-#ifdef PAPERKERNELS_SIMD_X86
+#if defined(PAPERKERNELS_SIMD_X86) && !defined(__clang__)
   if constexpr (I == Isa::avx2) return __builtin_ia32_vbroadcastsd256(x);
 #endif
   return *x - vec<I>{};  // x - 0 is x for every double, -0 and NaN included
@@ -162,18 +163,24 @@ PAPERKERNELS_ALWAYS_INLINE vec<I> broadcast(const double* x) noexcept {
 
 // a * b + c lane by lane: fused (rounded once) under avx2 and avx512, a rounded product then a rounded
 // sum under sse2 (which has no FMA). Call it only from a kernel's run<I>.
-// (The builtins, unlike the intrinsics of immintrin.h, are only checked against the target of the
-// function they end up in: the avx2 and avx512 variants below.)
+// GCC: its builtins, unlike the intrinsics of immintrin.h, are only checked against the target of
+// the function they end up in (the avx2 and avx512 variants below). clang checks them in every
+// function that names them, so there the product and the sum are contracted into llvm.fmuladd,
+// which the backend emits as one FMA in the variants compiled with FMA.
 template <Isa I>
 PAPERKERNELS_ALWAYS_INLINE vec<I> mul_add(vec<I> a, vec<I> b, vec<I> c) noexcept {
-#ifdef PAPERKERNELS_SIMD_X86
+#if defined(PAPERKERNELS_SIMD_X86) && defined(__clang__)
+  if constexpr (I != Isa::sse2) {
+#pragma clang fp contract(on)
+    return a * b + c;
+  }
+#elif defined(PAPERKERNELS_SIMD_X86)
   if constexpr (I == Isa::avx512)
     return __builtin_ia32_vfmaddpd512_mask(a, b, c, static_cast<unsigned char>(-1), 4);  // 4: current rounding
   else if constexpr (I == Isa::avx2)
     return __builtin_ia32_vfmaddpd256(a, b, c);
-  else
 #endif
-    return a * b + c;
+  return a * b + c;
 }
 
 // The variants of a kernel, one function per instruction set.
