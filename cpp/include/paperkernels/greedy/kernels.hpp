@@ -87,39 +87,37 @@ inline constexpr std::size_t kGramPartial = kGramRows * kGramCands * 8;
 template <int W>
 struct GramTile {
   static constexpr int rows = W == 8 ? 4 : 3;
-  static constexpr int cands = W == 8 ? 4 : W == 4 ? 2 : 1;
+  static constexpr int cands = W == 8 ? 4 : 3;
 };
 
 // Samples [lo, hi) of the products of rows[0..R) with cands[0..C), partial sums of product (r, c) at
 // partial + (c * stride + r) * 8. Prefetches sample i of prefetch[0..n_prefetch) along the way.
+// Narrower vectors than the eight partial sums of a product take them in 8 / W passes over the
+// samples (the chunk is in L1), so that the register tile holds one vector per product.
 template <int W, int R, int C>
 PAPERKERNELS_ALWAYS_INLINE void gram_tile(const double* const* rows, const double* const* cands, std::size_t lo,
                                           std::size_t hi, double* partial, std::size_t stride,
                                           const double* const* prefetch, int n_prefetch) noexcept {
   using V = typename simd::Vec<W>::type;
-  constexpr int A = 8 / W;  // vectors per product
-  V acc[R][C][A];
-  for (int r = 0; r < R; ++r)
-    for (int c = 0; c < C; ++c)
-      for (int a = 0; a < A; ++a) acc[r][c][a] = simd::load<W>(partial + (c * stride + r) * 8 + a * W);
-  for (std::size_t i = lo; i < hi; i += 8) {
-    for (int q = 0; q < n_prefetch; ++q) __builtin_prefetch(prefetch[q] + i, 0, 1);
-    for (int a = 0; a < A; ++a) {
+  for (int a = 0; a < 8 / W; ++a) {  // lanes a W .. a W + W - 1 of the partial sums
+    V acc[R][C];
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < C; ++c) acc[r][c] = simd::load<W>(partial + (c * stride + r) * 8 + a * W);
+    const std::size_t offset = static_cast<std::size_t>(a) * W;
+    for (std::size_t i = lo; i < hi; i += 8) {
+      if (a == 0)
+        for (int q = 0; q < n_prefetch; ++q) __builtin_prefetch(prefetch[q] + i, 0, 1);
       V cv[C];
-      for (int c = 0; c < C; ++c) {
-        cv[c] = simd::load<W>(cands[c] + i + a * W);
-        PAPERKERNELS_IN_REGISTER(cv[c]);
-      }
+      for (int c = 0; c < C; ++c) cv[c] = simd::load<W>(cands[c] + i + offset);
       for (int r = 0; r < R; ++r) {
-        V rv = simd::load<W>(rows[r] + i + a * W);
+        V rv = simd::load<W>(rows[r] + i + offset);
         PAPERKERNELS_IN_REGISTER(rv);
-        for (int c = 0; c < C; ++c) acc[r][c][a] += rv * cv[c];
+        for (int c = 0; c < C; ++c) acc[r][c] += rv * cv[c];
       }
     }
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < C; ++c) simd::store<W>(partial + (c * stride + r) * 8 + a * W, acc[r][c]);
   }
-  for (int r = 0; r < R; ++r)
-    for (int c = 0; c < C; ++c)
-      for (int a = 0; a < A; ++a) simd::store<W>(partial + (c * stride + r) * 8 + a * W, acc[r][c][a]);
 }
 
 // gram_tile with R <= GramTile<W>::rows and C <= GramTile<W>::cands chosen at run time.
@@ -167,10 +165,15 @@ PAPERKERNELS_ALWAYS_INLINE void gram_block_w(const double* const* rows, std::siz
             if (c0 == 0 && lo + ahead < n8)
               for (std::size_t q = c; q < c + tc; ++q) prefetch[n_prefetch++] = cand[q] + ahead;
           }
-          for (std::size_t r = 0; r < nr; r += TR) {
-            const int tr = static_cast<int>(std::min(TR, nr - r));
+          for (std::size_t r = 0; r < nr;) {
+            // Full tiles, but no single-row tile after them (one row does not fill the tile):
+            // the last TR + 1 rows go as two smaller tiles.
+            std::size_t rows_left = nr - r, take = std::min(TR, rows_left);
+            if (TR > 2 && rows_left == TR + 1) take = (TR + 1) / 2;
+            const int tr = static_cast<int>(take);
             gram_tile_any<W>(tr, tc, rows + r0 + r, cand + c, lo, hi, partial + (c * nr + r) * 8, nr, prefetch,
                              r == 0 ? n_prefetch : 0);
+            r += take;
           }
         }
       }
