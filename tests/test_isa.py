@@ -143,6 +143,23 @@ def test_polar_moments_same_bits_under_every_isa():
     under_every_isa(lambda: polar_basis(12, grid).analyse(values, 2, S))
 
 
+@pytest.mark.parametrize("arms", ["bernoulli", "gaussian"])
+def test_toptwo_cost_index_same_episodes_under_every_isa(arms):
+    # 300 arms: the challenger and Z come from the blocked cost index, whose bounds are vectorised.
+    from paperkernels import toptwo
+
+    rng = np.random.default_rng(5)
+    mu = np.round(rng.uniform(0.1, 0.5, 300), 2)
+    mu[17] = 0.7
+
+    def run():
+        r = toptwo.run_many(mu, 0.05, 3, arms=arms, seed=11, n_threads=1)
+        return r.tau, r.recommendation, r.N
+
+    tau, rec, _ = under_every_isa(run)
+    assert (rec == 17).all() and (tau > 300).all()
+
+
 @pytest.mark.parametrize("N", [0, 5, 16])
 def test_polygon_moments_same_bits_under_every_isa(N):
     poly = ps.star_polygon(7, 0.4)

@@ -22,11 +22,14 @@
 
 #include "paperkernels/common/errors.hpp"
 #include "paperkernels/common/random.hpp"
+#include "paperkernels/common/simd.hpp"
 #include "paperkernels/toptwo/arms.hpp"
 #include "paperkernels/toptwo/characteristic_time.hpp"
 #include "paperkernels/toptwo/game.hpp"
 #include "paperkernels/toptwo/tables.hpp"
 #include "paperkernels/toptwo/thresholds.hpp"
+
+PAPERKERNELS_PSABI_OFF
 
 namespace paperkernels::toptwo {
 
@@ -57,9 +60,12 @@ struct Options {
   double lil_epsilon = 0.01, lil_beta = 1.0, lil_lambda = 9.0;
 };
 
-// From this many arms on, the leader, the challenger and Z come from trees (see Sampler::base_cost).
+// From this many arms on, the leader comes from a tree, the challenger and Z from a bounded index
+// (see Sampler::base_cost).
 inline constexpr int kIndexedArms = 256;
 inline constexpr int kIndexedMaxArms = 1 << 29;  // keeps 2 P (P >= K, a power of two) an int
+// Arms per block of the cost index (see Sampler::index_leaf).
+inline constexpr std::size_t kBlockArms = 32;
 
 // A rebuild of the cost index costs about this many search steps per arm (see Sampler::index_search).
 inline constexpr int kRebuild = 8;
@@ -95,6 +101,121 @@ inline const Options& check_options(const Options& o) {
 // Run r of a seed draws its rewards from stream 2r and its decisions from stream 2r + 1.
 inline constexpr std::uint64_t reward_stream(std::uint64_t run) noexcept { return 2 * run; }
 inline constexpr std::uint64_t decision_stream(std::uint64_t run) noexcept { return 2 * run + 1; }
+
+// The bound of the cost index (see Sampler::base_cost): W(B, j) >= V_j + C - D g_j for every arm j,
+// with g_j = N_j (p - mu_j) / (n1 + N_j), every computed value lowered by a rounding margin.
+struct CostBound {
+  double C = 0.0, D = 0.0;
+  double p = 0.0;       // the leader's mean (rounded; `nudge` covers the rounding of the means)
+  double n1 = 0.0;      // the leader's pulls
+  double margin = 0.0;  // absolute part of the rounding margin
+  double nudge = 0.0;   // Bernoulli: 2^-50, the rounding of p - mu_j
+};
+
+// Groups of arms (single arms, or blocks of them) in structure-of-arrays form: group i has the
+// smallest keys key_pen[i] (TCI: V_j + log N_j; TC: V_j) and key_w[i] (V_j), the largest N and
+// smallest mean of its arms high_n[i] and low_mu[i], and their smallest N and largest mean low_n[i]
+// and high_mu[i]. An empty group (the leader's slot, padding) has high_n = 0, low_n = low_mu = +inf,
+// high_mu = -inf and infinite keys.
+struct Groups {
+  std::vector<double> key_pen, key_w, high_n, low_mu, low_n, high_mu;
+
+  void assign(std::size_t size) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    for (auto* v : {&key_pen, &key_w, &low_mu, &low_n}) v->assign(size, inf);
+    high_n.assign(size, 0.0);
+    high_mu.assign(size, -inf);
+  }
+  std::size_t size() const noexcept { return high_n.size(); }
+};
+
+// Lower bounds of the computed costs (keys `key`) of the arms of groups [first, first + count) of g,
+// count a multiple of 8, into lower[0, count): +inf for an empty group, -inf when nothing can be
+// said (an infinite key). D g_j is at most D g_max (D > 0) or at most D g_min (D < 0) over a group,
+// where g_max and g_min come from its largest N and smallest mean, and its smallest N and largest
+// mean. Returns the mask of the groups (of the first 64) whose bound is at most `below`. Lane by
+// lane the same IEEE operations in the same order under every instruction set: the same bits.
+struct LowerBounds {
+  template <simd::Isa I>
+  PAPERKERNELS_ALWAYS_INLINE static std::uint64_t run(const CostBound* bound, const Groups* g, const double* key,
+                                                      std::size_t first, std::size_t count, double below,
+                                                      double* lower) noexcept {
+    constexpr int W = simd::width<I>;
+    using V = simd::vec<I>;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const CostBound b = *bound;
+    using M = decltype(V{} < V{});  // the integer lanes of a comparison: -1 (true) or 0
+    M lane_bits;
+    for (int l = 0; l < W; ++l) lane_bits[l] = std::int64_t{1} << l;
+    std::uint64_t mask = 0;
+    const V zero = V{};
+    const double* high_n = g->high_n.data() + first;
+    for (std::size_t i = 0; i < count; i += W) {
+      const V k = simd::load<W>(key + first + i), n_max = simd::load<W>(high_n + i);
+      V spread = zero;
+      if (b.D > 0.0) {
+        const V mu = simd::load<W>(g->low_mu.data() + first + i);
+        spread = (b.D * ((n_max / (b.n1 + n_max)) * ((b.p - mu) + b.nudge))) * (1.0 + 0x1p-40);
+      } else if (b.D < 0.0) {
+        const V n = simd::load<W>(g->low_n.data() + first + i), mu = simd::load<W>(g->high_mu.data() + first + i);
+        const V gap = ((n / (b.n1 + n)) * ((b.p - mu) - b.nudge)) * (1.0 - 0x1p-40);
+        spread = gap > 0.0 ? b.D * gap : zero;
+      }
+      const V magnitude = spread < 0.0 ? -spread : spread;
+      const V v = ((k + b.C) - spread) - (b.margin + 0x1p-40 * (k + magnitude));
+      const V known = k < inf ? v : zero - inf;
+      const V out = n_max == 0.0 ? zero + inf : known;
+      simd::store<W>(lower + i, out);
+      if (i < 64) {  // lane l of `bit` is 2^(i + l) where out <= below, 0 elsewhere
+        const M bit = (out <= below) & (lane_bits << i);
+        for (int l = 0; l < W; ++l) mask |= static_cast<std::uint64_t>(bit[l]);
+      }
+    }
+    return mask;
+  }
+};
+
+// Block q of g (kBlockArms groups from q kBlockArms) summarised into group q of `blocks`.
+struct SummariseBlock {
+  template <simd::Isa I>
+  PAPERKERNELS_ALWAYS_INLINE static void run(const Groups* g, std::size_t q, Groups* blocks) noexcept {
+    constexpr int W = simd::width<I>;
+    using V = simd::vec<I>;
+    const std::size_t first = q * kBlockArms;
+    auto lanes = [&](const std::vector<double>& v, std::size_t i) { return simd::load<W>(v.data() + first + i); };
+    V pen = lanes(g->key_pen, 0), w = lanes(g->key_w, 0), high_n = lanes(g->high_n, 0);
+    V low_mu = lanes(g->low_mu, 0), low_n = lanes(g->low_n, 0), high_mu = lanes(g->high_mu, 0);
+    for (std::size_t i = W; i < kBlockArms; i += W) {
+      V x = lanes(g->key_pen, i);
+      pen = x < pen ? x : pen;
+      x = lanes(g->key_w, i);
+      w = x < w ? x : w;
+      x = lanes(g->high_n, i);
+      high_n = x > high_n ? x : high_n;
+      x = lanes(g->low_mu, i);
+      low_mu = x < low_mu ? x : low_mu;
+      x = lanes(g->low_n, i);
+      low_n = x < low_n ? x : low_n;
+      x = lanes(g->high_mu, i);
+      high_mu = x > high_mu ? x : high_mu;
+    }
+    double out[6] = {pen[0], w[0], high_n[0], low_mu[0], low_n[0], high_mu[0]};
+    for (int l = 1; l < W; ++l) {
+      out[0] = pen[l] < out[0] ? pen[l] : out[0];
+      out[1] = w[l] < out[1] ? w[l] : out[1];
+      out[2] = high_n[l] > out[2] ? high_n[l] : out[2];
+      out[3] = low_mu[l] < out[3] ? low_mu[l] : out[3];
+      out[4] = low_n[l] < out[4] ? low_n[l] : out[4];
+      out[5] = high_mu[l] > out[5] ? high_mu[l] : out[5];
+    }
+    blocks->key_pen[q] = out[0];
+    blocks->key_w[q] = out[1];
+    blocks->high_n[q] = out[2];
+    blocks->low_mu[q] = out[3];
+    blocks->low_n[q] = out[4];
+    blocks->high_mu[q] = out[5];
+  }
+};
 
 // Everything a sampler needs to continue exactly where it was (every other member is a cache that
 // restore() recomputes): counts, sums, tracking counters, the decision generator and the two
@@ -1330,16 +1451,16 @@ class Sampler {
   }
 
   // The cost index. At its last rebuild the leader B had N_B = n0 and sums s0 (Bernoulli: successes,
-  // G0 = G(s0, n0); Gaussian: mean mu0). For every other arm j it keeps, in a segment tree over the
-  // arms, the base cost V_j = W computed with B's counts at the rebuild and j's current counts
-  // (refreshed whenever j is pulled), its penalised form V_j + log N_j (TCI), and for each subtree
-  // the smallest keys, the smallest and largest N_j and means. Pulls of B change no entry. For a
+  // G0 = G(s0, n0); Gaussian: mean mu0). For every other arm j it keeps (see index_keys) the base
+  // cost V_j = W computed with B's counts at the rebuild and j's current counts
+  // (refreshed whenever j is pulled), its penalised form V_j + log N_j (TCI), and for each block of
+  // arms the smallest keys, the smallest and largest N_j and means. Pulls of B change no entry. For a
   // leader B (B itself or a later leader whose counts contain B's base counts, see index_ready) with
   // counts n1 = N_B, s1 and mean mu1:
   //
   //   W(B, j) >= V_j + C - D g_j,   g_j = N_j (mu1 - mu_j) / (n1 + N_j) >= 0,
   //
-  // with C and D >= 0 that depend on B alone (index_bounds) and g_j bounded on a subtree from its
+  // with C and D >= 0 that depend on B alone (index_bounds) and g_j bounded on a block from its
   // largest N_j and smallest mean (g_j increases with N_j and decreases with mu_j). Derivation:
   // write x = (s, n) for counts, F(x) = n log n - s log s - (n - s) log(n - s) (Bernoulli; W(B, j) =
   // F(x_B + x_j) - F(x_B) - F(x_j)) or F(x) = s^2 / n (Gaussian, 2 sigma^2 W = F(x_B) + F(x_j) -
@@ -1355,10 +1476,10 @@ class Sampler {
   //   2 m ds - m^2 dn (convexity of F), phi concave: phi(m_j) <= phi(mu1) - phi'(mu1) g_j, which
   //   simplifies to C = -n0 (mu1 - mu0)^2 / (2 sigma^2), D = 2 n0 max(mu0 - mu1, 0) / (2 sigma^2).
   // Both C and D g_j are small while N_j << n1 (light arms barely feel the leader's pulls), so the
-  // bound is tight and a search visits few subtrees. Every bound is lowered by a margin far above
+  // bound is tight and a search visits few blocks. Every bound is lowered by a margin far above
   // the rounding errors of the computed costs (Bernoulli: 2^-40 t log t against errors below
-  // 2^-46 t log t; Gaussian: 2^-40 relative against errors below 2^-48 relative), so a subtree is
-  // skipped only when every arm in it has a computed cost above the best computed cost found; the
+  // 2^-46 t log t; Gaussian: 2^-40 relative against errors below 2^-48 relative), so a block or an
+  // arm is skipped only when every arm in it has a computed cost above the best computed cost found; the
   // arms that are not skipped are evaluated with pair_cost() exactly as the scans do, and ties keep
   // the lowest index. When the searches get expensive compared to a rebuild (the bounds loosen as
   // B gathers pulls) the index is rebuilt from B's current counts.
@@ -1374,80 +1495,74 @@ class Sampler {
     }
   }
 
-  void index_leaf(int j) {
-    const std::size_t i = static_cast<std::size_t>(pow2_ + j);
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    if (j == index_leader_) {
-      index_pen_[i] = index_w_[i] = index_mu_[i] = index_low_n_[i] = inf;
-      index_n_[i] = 0.0;
-      index_high_mu_[i] = -inf;
-      return;
-    }
-    const double w = base_cost(j);
-    index_w_[i] = w;
-    index_pen_[i] = opt_.challenger == Challenger::tci ? w + log_count_[j] : w;
-    index_n_[i] = index_low_n_[i] = static_cast<double>(N_[j]);
-    index_mu_[i] = index_high_mu_[i] = mean(j);
-  }
+  // The index is flat: the arms in blocks of kBlockArms consecutive indices (the last block padded
+  // with empty slots), each arm a group of one (its keys, N_j and mean), each block a group
+  // summarising its arms (see Groups). A search bounds every block in one vectorised pass, then
+  // bounds the arms of the blocks that may hold the minimum and evaluates the arms whose bound
+  // does not exceed the best cost found; a pull refreshes one arm and its block. The leader's own
+  // slot and the padding are empty: never bounded, never evaluated.
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
 
-  void index_merge(int i) {
-    const std::size_t l = static_cast<std::size_t>(2 * i), r = l + 1;
-    index_pen_[i] = index_pen_[r] < index_pen_[l] ? index_pen_[r] : index_pen_[l];
-    index_w_[i] = index_w_[r] < index_w_[l] ? index_w_[r] : index_w_[l];
-    index_n_[i] = index_n_[r] > index_n_[l] ? index_n_[r] : index_n_[l];
-    index_mu_[i] = index_mu_[r] < index_mu_[l] ? index_mu_[r] : index_mu_[l];
-    index_low_n_[i] = index_low_n_[r] < index_low_n_[l] ? index_low_n_[r] : index_low_n_[l];
-    index_high_mu_[i] = index_high_mu_[r] > index_high_mu_[l] ? index_high_mu_[r] : index_high_mu_[l];
+  // Arm j's base costs (what a rebuild changes) and its counts (what only its pulls change).
+  void index_keys(int j) {
+    const std::size_t i = static_cast<std::size_t>(j);
+    const double w = base_cost(j);
+    arms_.key_w[i] = w;
+    arms_.key_pen[i] = opt_.challenger == Challenger::tci ? w + log_count_[j] : w;
   }
+  void index_counts(int j) {
+    const std::size_t i = static_cast<std::size_t>(j);
+    arms_.high_n[i] = arms_.low_n[i] = static_cast<double>(N_[j]);
+    arms_.low_mu[i] = arms_.high_mu[i] = mean(j);
+  }
+  void index_empty(int j) {
+    const std::size_t i = static_cast<std::size_t>(j);
+    arms_.key_pen[i] = arms_.key_w[i] = arms_.low_n[i] = arms_.low_mu[i] = kInf;
+    arms_.high_n[i] = 0.0;
+    arms_.high_mu[i] = -kInf;
+  }
+  void index_summarise(std::size_t q) { simd::dispatch<SummariseBlock>(simd::active(), &arms_, q, &blocks_); }
 
   void index_build(int B) {
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    const std::size_t size = static_cast<std::size_t>(2 * pow2_);
-    if (index_pen_.size() != size) {  // the leaves past K stay empty
-      index_pen_.assign(size, inf);
-      index_w_.assign(size, inf);
-      index_mu_.assign(size, inf);
-      index_n_.assign(size, 0.0);
-      index_low_n_.assign(size, inf);
-      index_high_mu_.assign(size, -inf);
+    const std::size_t blocks = (static_cast<std::size_t>(K_) + kBlockArms - 1) / kBlockArms;
+    const bool fresh = arms_.size() != blocks * kBlockArms;
+    if (fresh) {  // the slots past K, and the blocks past the last, stay empty
+      arms_.assign(blocks * kBlockArms);
+      blocks_.assign((blocks + 7) / 8 * 8);  // LowerBounds takes groups of 8
+      block_lower_.assign(blocks_.size(), 0.0);
+      n_blocks_ = blocks;
     }
+    const int previous = index_leader_;
     index_leader_ = B;
     index_n0_ = N_[B];
     index_s0_ = S_[B];
     index_own0_ = own_[B];
     index_inv_n0_ = inv_n_[B];
-    for (int j = 0; j < K_; ++j) index_leaf(j);
-    for (int i = pow2_ - 1; i >= 1; --i) index_merge(i);
+    for (int j = 0; j < K_; ++j) {
+      if (j == B) {
+        index_empty(j);
+        continue;
+      }
+      index_keys(j);
+      if (fresh || j == previous) index_counts(j);
+    }
+    for (std::size_t q = 0; q < blocks; ++q) index_summarise(q);
     index_valid_ = true;
     index_stale_ = false;
     index_searches_ = 0;
     index_work_ = 0;
   }
 
-  // Up from j's leaf until a node keeps all its aggregates (then so do the nodes above).
   void index_update(int j) {
-    index_leaf(j);
-    for (int i = (pow2_ + j) / 2; i >= 1; i /= 2) {
-      const double pen = index_pen_[i], w = index_w_[i], n = index_n_[i], mu = index_mu_[i];
-      const double low_n = index_low_n_[i], high_mu = index_high_mu_[i];
-      index_merge(i);
-      if (index_pen_[i] == pen && index_w_[i] == w && index_n_[i] == n && index_mu_[i] == mu &&
-          index_low_n_[i] == low_n && index_high_mu_[i] == high_mu)
-        return;
-    }
+    index_keys(j);
+    index_counts(j);
+    index_summarise(static_cast<std::size_t>(j) / kBlockArms);
   }
-
-  struct IndexBounds {
-    double C = 0.0, D = 0.0;  // W(B, j) >= V_j + C - D g_j (see base_cost)
-    double p = 0.0;           // mu1 (rounded, for the bound on g_j)
-    double n1 = 0.0;
-    double margin = 0.0;  // absolute part of the rounding margin
-  };
 
   double log_of(std::int64_t n) { return direct() ? direct_log_[n] : log_n_(n); }
 
-  IndexBounds index_bounds(int B) {
-    IndexBounds b;
+  CostBound index_bounds(int B) {
+    CostBound b;
     b.n1 = static_cast<double>(N_[B]);
     const std::int64_t dn = N_[B] - index_n0_;
     if constexpr (kind == Arms::bernoulli) {
@@ -1469,6 +1584,7 @@ class Sampler {
       const auto t = static_cast<std::uint64_t>(t_);
       const double t_log_t = static_cast<double>(t) * (64 - __builtin_clzll(t | 1)) * 0.6931471805599453;
       b.margin = 0x1p-40 * ((t_log_t + scale) + 1.0);
+      b.nudge = 0x1p-50;
     } else {
       const double n0 = static_cast<double>(index_n0_);
       const double d = own_[B] - index_own0_;
@@ -1476,81 +1592,66 @@ class Sampler {
       b.D = (2.0 * n0 * -d) / two_sigma2_;
       b.p = own_[B];
       b.margin = 0x1p-40 * std::fabs(b.C) + 0x1p-40 * std::numeric_limits<double>::min();
-      if (!(std::isfinite(b.C) && std::isfinite(b.D))) b.C = -std::numeric_limits<double>::infinity();
+      if (!(std::isfinite(b.C) && std::isfinite(b.D))) b.C = -kInf;
     }
     return b;
   }
 
-  // Lower bound of the computed cost (key: base costs, penalised or not) of every arm of subtree i;
-  // NaN or -inf when nothing can be said.
-  double index_lower(const IndexBounds& b, const double* key, int i) const {
-    const double k = key[i];
-    if (!(k < std::numeric_limits<double>::infinity())) return -std::numeric_limits<double>::infinity();
-    // D g_j is at most D g_max (D > 0) or at most D g_min (D < 0) over the subtree, where g_max and
-    // g_min come from its largest N and smallest mean, and its smallest N and largest mean.
-    double spread = 0.0;
-    if (b.D > 0.0) {
-      const double n = index_n_[i];
-      const double gap = kind == Arms::bernoulli ? (b.p - index_mu_[i]) + 0x1p-50 : b.p - index_mu_[i];
-      spread = (b.D * ((n / (b.n1 + n)) * gap)) * (1.0 + 0x1p-40);
-    } else if (b.D < 0.0) {
-      const double n = index_low_n_[i];
-      const double gap = kind == Arms::bernoulli ? (b.p - index_high_mu_[i]) - 0x1p-50 : b.p - index_high_mu_[i];
-      const double g = ((n / (b.n1 + n)) * gap) * (1.0 - 0x1p-40);
-      spread = g > 0.0 ? b.D * g : 0.0;
+  // The arms of block q against the best (value, arm) so far.
+  template <class Value>
+  void index_visit(std::size_t q, int B, const CostBound& b, const double* key, Value& value, double& best, int& arm,
+                   std::int64_t& work) {
+    static_assert(kBlockArms <= 64 && kBlockArms % 8 == 0, "LowerBounds masks at most 64 groups of 8");
+    const std::size_t first = q * kBlockArms;
+    double lower[kBlockArms];
+    std::uint64_t candidates = simd::dispatch<LowerBounds>(simd::active(), &b, static_cast<const Groups*>(&arms_), key,
+                                                           first, kBlockArms, best, static_cast<double*>(lower));
+    work += kBlockArms;
+    for (; candidates != 0; candidates &= candidates - 1) {
+      const std::size_t i = static_cast<std::size_t>(__builtin_ctzll(candidates));
+      if (!(lower[i] <= best)) continue;  // best may have dropped since the mask was taken
+      const int j = static_cast<int>(first + i);
+      if (j == B) continue;
+      // An arm with the counts of the best arm so far has its cost: it wins only by a lower index.
+      if (arm >= 0 && N_[j] == N_[arm] && S_[j] == S_[arm]) {
+        if (j < arm) arm = j;
+        continue;
+      }
+      const double v = value(j);
+      work += 8;
+      if (v < best || (v == best && (arm < 0 || j < arm))) {
+        best = v;
+        arm = j;
+      }
     }
-    return ((k + b.C) - spread) - (b.margin + 0x1p-40 * (k + std::fabs(spread)));
   }
 
-  // The arm j != B of the smallest value(j) (the lowest index among equal values), and that value.
+  // The arm j != B of the smallest value(j) (the lowest index among equal values), and that value:
+  // key_of selects the key (Groups::key_pen or key_w) bounding value(j). The block of the smallest
+  // bound is visited first, to start from a good best cost.
   template <class Value>
-  int index_search(int B, const IndexBounds& b, const double* key, Value&& value, double& best) {
-    best = std::numeric_limits<double>::infinity();
+  int index_search(int B, const CostBound& b, std::vector<double> Groups::*key_of, Value&& value, double& best) {
+    best = kInf;
     int arm = -1;
     if (B != index_leader_) {  // the base leader has no entry: evaluate it first
       best = value(index_leader_);
       arm = index_leader_;
     }
-    int stack[96];
-    int top = 0;
-    stack[top++] = 1;
-    std::int64_t work = 0;
-    while (top > 0) {
-      const int i = stack[--top];
-      if (index_n_[i] == 0.0) continue;  // no arm in this subtree
-      ++work;
-      if (index_lower(b, key, i) > best) continue;
-      // A subtree whose arms all have the counts of the best arm so far, all at higher indices.
-      if (arm >= 0 && i < pow2_ && index_n_[i] == index_low_n_[i] && index_mu_[i] == index_high_mu_[i] &&
-          index_n_[i] == static_cast<double>(N_[arm]) && index_mu_[i] == mean(arm) && first_leaf(i) > arm)
-        continue;
-      if (i >= pow2_) {
-        const int j = i - pow2_;
-        if (j == B) continue;
-        // An arm with the counts of the best arm so far has its cost: it wins only by a lower index.
-        if (arm >= 0 && N_[j] == N_[arm] && S_[j] == S_[arm]) {
-          if (j < arm) arm = j;
-          continue;
-        }
-        const double v = value(j);
-        work += 8;
-        if (v < best || (v == best && (arm < 0 || j < arm))) {
-          best = v;
-          arm = j;
-        }
-        continue;
-      }
-      const int l = 2 * i, r = l + 1;
-      if (key[r] < key[l]) {
-        stack[top++] = l;
-        stack[top++] = r;
-      } else {
-        stack[top++] = r;
-        stack[top++] = l;
-      }
+    double* lower = block_lower_.data();
+    simd::dispatch<LowerBounds>(simd::active(), &b, static_cast<const Groups*>(&blocks_), (blocks_.*key_of).data(),
+                                std::size_t{0}, blocks_.size(), kInf, lower);
+    std::int64_t work = static_cast<std::int64_t>(n_blocks_);
+    std::size_t start = 0;
+    for (std::size_t q = 1; q < n_blocks_; ++q)
+      if (lower[q] < lower[start]) start = q;
+    const double* key = (arms_.*key_of).data();
+    if (lower[start] <= best) {
+      index_visit(start, B, b, key, value, best, arm, work);
+      for (std::size_t q = 0; q < n_blocks_; ++q)
+        if (q != start && lower[q] <= best) index_visit(q, B, b, key, value, best, arm, work);
     }
     // Rebuild when a search costs more than the average search since the last rebuild, the
-    // rebuild included (a rebuild costs about 8 K).
+    // rebuild included (a rebuild costs about kRebuild K).
     ++index_searches_;
     index_work_ += work;
     if (work * index_searches_ > index_work_ + kRebuild * static_cast<std::int64_t>(K_)) index_stale_ = true;
@@ -1560,12 +1661,6 @@ class Sampler {
   // A new leader keeps the index when its counts contain the base counts (Bernoulli: at least as
   // many successes and as many failures; Gaussian: at least as many pulls), which is all the bounds
   // need (dn, ds and dn - ds >= 0); its own entry is skipped and the base leader evaluated apart.
-  // Arm of the leftmost leaf under node i.
-  int first_leaf(int i) const {
-    while (i < pow2_) i *= 2;
-    return i - pow2_;
-  }
-
   void index_ready(int B) {
     bool keep = index_valid_ && !index_stale_;
     if (keep && B != index_leader_) {
@@ -1581,11 +1676,11 @@ class Sampler {
     if (challenger_known_) return;
     const int B = leader();
     index_ready(B);
-    const IndexBounds b = index_bounds(B);
+    const CostBound b = index_bounds(B);
     const bool penalise = opt_.challenger == Challenger::tci;
     double best;
     challenger_ = index_search(
-        B, b, index_pen_.data(),
+        B, b, &Groups::key_pen,
         [&](int j) {
           const double w = pair_cost(B, j);
           return penalise ? w + log_count_[j] : w;
@@ -1598,9 +1693,9 @@ class Sampler {
     if (statistic_known_) return;
     const int B = leader();
     index_ready(B);
-    const IndexBounds b = index_bounds(B);
+    const CostBound b = index_bounds(B);
     witness_ = index_search(
-        B, b, index_w_.data(), [&](int j) { return pair_cost(B, j); }, z_);
+        B, b, &Groups::key_w, [&](int j) { return pair_cost(B, j); }, z_);
     w_leader_ = B;
     statistic_known_ = true;
   }
@@ -1667,7 +1762,10 @@ class Sampler {
   std::int64_t index_n0_ = 0;
   Sum index_s0_ = Sum{0};
   double index_own0_ = 0.0, index_inv_n0_ = 0.0;
-  std::vector<double> index_pen_, index_w_, index_n_, index_mu_, index_low_n_, index_high_mu_;
+  Groups arms_;    // group j: arm j
+  Groups blocks_;  // group q: arms q kBlockArms, ..., (q + 1) kBlockArms - 1
+  std::size_t n_blocks_ = 0;
+  std::vector<double> block_lower_;  // a search's bounds of the blocks
   std::int64_t index_searches_ = 0, index_work_ = 0;
   bool statistic_known_ = false;
   bool challenger_known_ = false;
@@ -1675,3 +1773,5 @@ class Sampler {
 };
 
 }  // namespace paperkernels::toptwo
+
+PAPERKERNELS_PSABI_ON
