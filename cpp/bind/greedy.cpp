@@ -9,6 +9,7 @@
 #include "bind_common.hpp"
 #include "paperkernels/greedy/ensemble.hpp"
 #include "paperkernels/greedy/gram.hpp"
+#include "paperkernels/greedy/transpose.hpp"
 
 namespace py = pybind11;
 using namespace paperkernels;
@@ -85,6 +86,25 @@ void bind_greedy(py::module_& m) {
       "(paperkernels.set_isa): the same bits for any n_threads, avx2 and avx512 identical, sse2 within\n"
       "2 n 2^-53 sqrt(G_ii G_jj) of them. With y (n,), already centred, returns (gram, (X - mean)^T y),\n"
       "the latter bit-identical to centred_xty under the same instruction set.");
+
+  m.def(
+      "centred_transpose",
+      [](const carray<double>& x, std::optional<carray<double>> mean, unsigned n_threads) {
+        bind::require_ndim(x, 2, "X");
+        const py::ssize_t n = x.shape(0), p = x.shape(1);
+        if (mean) require_length(*mean, p, "mean");
+        const double* mu = mean ? mean->data() : nullptr;
+        carray<double> xt({p, n});
+        {
+          py::gil_scoped_release release;
+          greedy::centred_transpose(x.data(), static_cast<std::size_t>(n), static_cast<std::size_t>(p), mu,
+                                    xt.mutable_data(), n_threads, bind::python_signal_poll());
+        }
+        return xt;
+      },
+      py::arg("X"), py::arg("mean"), py::arg("n_threads"),
+      "(X - mean)^T, (p, n) row-major, for X (n, p) row-major (mean None: X^T): each value is one\n"
+      "subtraction, the same for any n_threads.");
 
   m.def(
       "centred_xty",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Criterion', 'average_path', 'centred_gram', 'centred_xty', 'fit_columns', 'fit_gram']
+__all__: list[str] = ['Criterion', 'average_path', 'centred_gram', 'centred_transpose', 'centred_xty', 'fit_columns', 'fit_gram']
 class Criterion:
     """
     Score of a candidate feature at each step of a learner.
@@ -64,6 +64,11 @@ def centred_gram(X: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], mea
     (paperkernels.set_isa): the same bits for any n_threads, avx2 and avx512 identical, sse2 within
     2 n 2^-53 sqrt(G_ii G_jj) of them. With y (n,), already centred, returns (gram, (X - mean)^T y),
     the latter bit-identical to centred_xty under the same instruction set.
+    """
+def centred_transpose(X: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], mean: typing.Annotated[numpy.typing.ArrayLike, numpy.float64] | None, n_threads: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    (X - mean)^T, (p, n) row-major, for X (n, p) row-major (mean None: X^T): each value is one
+    subtraction, the same for any n_threads.
     """
 def centred_xty(X: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], mean: typing.Annotated[numpy.typing.ArrayLike, numpy.float64] | None, y: typing.Annotated[numpy.typing.ArrayLike, numpy.float64]) -> numpy.typing.NDArray[numpy.float64]:
     """

@@ -40,10 +40,13 @@ def fit_memory(n_learners: int, k: int, n_features: int, n_threads: int, runs: i
     """Bytes of one ensemble fit: (per-learner part, the rest). The per-learner results (active sets,
     gains, packed coefficients by step, and the temporaries of the selection frequencies); the
     coefficient path and the selection frequencies, (k + 1) p and k p values; and the workspaces of
-    the learners running at once (R, p k values, and its inverse, k^2, each)."""
+    the learners running at once (R, p k values, and its inverse, k^2, each, plus at most 3 p + k
+    pointers and 1536 partial sums for the Gram entries of a batch of candidates without a Gram
+    matrix)."""
     per_learner = 8 * n_learners * (k * (k + 1) // 2 + 2 * k) + 3 * 8 * n_learners * k
     shared = 8 * (2 * k + 1) * n_features
-    workspaces = min(n_threads, runs) * (8 * (n_features * k + k * k) + 32 * n_features + 48 * k)
+    batch = 8 * (3 * n_features + k + 1536)
+    workspaces = min(n_threads, runs) * (8 * (n_features * k + k * k) + 32 * n_features + 48 * k + batch)
     return per_learner, shared + workspaces
 
 
@@ -164,9 +167,8 @@ class CentredDesign:
                     self._prepared = (y, self._checked_response(y_mean, y_centred, xty))
                 self.col_sq = np.ascontiguousarray(np.diagonal(self.gram))
             else:
-                xt = np.array(X.T, dtype=np.float64, order="C")
-                if fit_intercept:
-                    xt -= self.x_mean[:, None]
+                # Feature-major, so that the learners read each feature's samples contiguously.
+                xt = _core.greedy.centred_transpose(X, self._mean, n_threads)
                 self.xt = xt
                 self.col_sq = np.einsum("ij,ij->i", xt, xt)
         # |x_i^T x_j| <= ||x_i|| ||x_j||: finite squared norms keep the whole Gram matrix finite.

@@ -105,7 +105,16 @@ class Learner {
         scratch_(k_),
         crit_(p_),
         rinv_(k_ * k_),
-        coef_(k_) {}
+        coef_(k_) {
+    if (!pb_.gram) {
+      const std::size_t batch = std::min(st_.m, p_);  // candidates drawn at once
+      fresh_.resize(batch);
+      fresh_data_.resize(batch);
+      fresh_out_.resize(batch);
+      active_data_.resize(k_);
+      partial_.reset(new double[kGramPartial]);
+    }
+  }
 
   // Runs the learner with its random stream and writes its path. Returns the number of steps taken.
   // Throws `interrupted` as soon as `token` asks to stop (between steps and between the single
@@ -172,16 +181,30 @@ class Learner {
   // Lazy: brings columns cand[0..count) of R, and their c_j and d_j, up to date with the first t
   // selected directions (forward substitution with the Cholesky factor of G_AA). With a Gram
   // matrix the loop runs row by row across the candidates, so that their dependency chains
-  // overlap; without one, candidate by candidate, so that each data row x_j is read once for all
-  // the Gram entries x_{a_s}^T x_j it needs.
+  // overlap. Without one, the Gram entries x_{a_s}^T x_j of the candidates never drawn before (most
+  // of them) come from one blocked product of the selected data rows with the candidates' rows;
+  // a candidate drawn again reads its data row once for the entries it still lacks.
   void fill_batch(const std::uint32_t* cand, std::size_t count, std::size_t t) noexcept {
     if (!pb_.gram) {
-      // The data rows of the candidates come from memory one after the other: ask for the next
-      // one's first lines while the current one is used.
+      if (t == 0) return;
+      const std::size_t n = pb_.n_samples;
+      std::size_t fresh = 0;
       for (std::size_t i = 0; i < count; ++i) {
-        if (i + 1 < count && filled_[cand[i + 1]] < t)
-          prefetch_row(pb_.xt + static_cast<std::size_t>(cand[i + 1]) * pb_.n_samples);
-        fill_from_data(cand[i], t);
+        const std::uint32_t j = cand[i];
+        if (filled_[j] != 0) continue;
+        fresh_[fresh] = j;
+        fresh_data_[fresh] = pb_.xt + static_cast<std::size_t>(j) * n;
+        fresh_out_[fresh] = r_.get() + static_cast<std::size_t>(j) * k_;
+        ++fresh;
+      }
+      if (fresh > 0) {
+        for (std::size_t s = 0; s < t; ++s) active_data_[s] = pb_.xt + static_cast<std::size_t>(active_[s]) * n;
+        kernels_.gram_block(active_data_.data(), t, fresh_data_.data(), fresh, n, partial_.get(), fresh_out_.data());
+        for (std::size_t i = 0; i < fresh; ++i) substitute(fresh_[i], 0, t);
+      }
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t j = cand[i];
+        if (filled_[j] < t) fill_from_data(j, t);
       }
       return;
     }
@@ -204,11 +227,7 @@ class Learner {
     for (std::size_t i = 0; i < count; ++i) filled_[cand[i]] = static_cast<std::uint32_t>(t);
   }
 
-  void prefetch_row(const double* row) const noexcept {
-    const std::size_t n = pb_.n_samples;
-    for (std::size_t i = 0; i < n; i += 8) __builtin_prefetch(row + i);
-  }
-
+  // Column j of R from row filled_[j] to row t - 1 (the Gram entries, then the substitution).
   void fill_from_data(std::uint32_t j, std::size_t t) noexcept {
     const std::size_t n = pb_.n_samples;
     const double* xj = pb_.xt + static_cast<std::size_t>(j) * n;
@@ -223,7 +242,13 @@ class Learner {
       const double* row = pb_.xt + static_cast<std::size_t>(active_[s]) * n;
       kernels_.dot_rows1(&row, xj, n, col + s);
     }
-    for (s = filled_[j]; s < t; ++s) {
+    substitute(j, filled_[j], t);
+  }
+
+  // Rows from .. t - 1 of column j of R from the Gram entries in their slots, and c_j and d_j.
+  void substitute(std::uint32_t j, std::size_t from, std::size_t t) noexcept {
+    double* col = r_.get() + static_cast<std::size_t>(j) * k_;
+    for (std::size_t s = from; s < t; ++s) {
       const double* lower = r_.get() + static_cast<std::size_t>(active_[s]) * k_;
       const double r = (col[s] - dot(lower, col, s)) * inv_diag_[s];
       col[s] = r;
@@ -333,6 +358,13 @@ class Learner {
   std::vector<double> crit_;  // criteria of the current candidates
   std::vector<double> rinv_;  // R_AA^{-1}, upper triangular, column-major k x k
   std::vector<double> coef_;  // current coefficients, in the order of the active set
+  // Lazy without a Gram matrix: the candidates never drawn before, their data rows and R columns,
+  // the selected data rows, and the partial sums of the blocked product.
+  std::vector<std::uint32_t> fresh_;
+  std::vector<const double*> fresh_data_;
+  std::vector<double*> fresh_out_;
+  std::vector<const double*> active_data_;
+  std::unique_ptr<double[]> partial_;
 };
 
 // Learner workspaces shared by the tasks of one parallel_for: at most one per running thread.
