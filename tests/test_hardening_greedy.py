@@ -374,7 +374,8 @@ def test_one_long_learner_interruptible():
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_gram_kernel_interruptible(jobs):
-    assert_interrupts(_SETUP + "X = np.ones((4000, 3000))", f"_core.greedy.centred_gram(X, None, {jobs})")
+    # About 8e10 multiply-adds: seconds with 2 threads at the fused-multiply-add rate.
+    assert_interrupts(_SETUP + "X = np.ones((10000, 4000))", f"_core.greedy.centred_gram(X, None, {jobs})")
 
 
 @pytest.mark.parametrize(
