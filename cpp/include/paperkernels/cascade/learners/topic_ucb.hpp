@@ -157,6 +157,9 @@ class TopicUCB final : public Learner, private ListCompleter {
 
  private:
   static constexpr int kBlock = 8;
+  // Two-double vectors (every x86-64 CPU has them); lane by lane the scalar multiplies and adds.
+  static constexpr int kLanes = simd::width<simd::Isa::sse2>;
+  using Lanes = simd::vec<simd::Isa::sse2>;
 
   void refresh_theta() {
     if (config_.link == Link::linear) gram_.multiply(b_.data(), theta_.data());
@@ -279,35 +282,74 @@ class TopicUCB final : public Learner, private ListCompleter {
     h_.resize(L * static_cast<std::size_t>(bs));
     block_start_.assign(1, 0);
     block_first_.clear();
-    const auto bz = static_cast<std::size_t>(bs);
-    cross_.resize(static_cast<std::size_t>(dx) * bz);
-    h_item_.resize(bz);
+    const int vectors = (bs + kLanes - 1) / kLanes;  // h in two-double vectors, zero-padded
+    cross_.assign(static_cast<std::size_t>(dx) * vectors * kLanes, 0.0);
     for (int c = 0; c < m; ++c) {
       sort_topic(c);
-      // M_{c,x} transposed (cross_[l bs + k] = M[off + k, l]), so that h = M_{c,x} x runs over k
+      // M_{c,x} transposed (cross_[l stride + k] = M[off + k, l]), so that h = M_{c,x} x runs over k
       // innermost; each h[k] still sums l = 0, 1, ... in order: the same bits as row k times x.
       const int off = layout_.block_offset(c);
       for (int l = 0; l < dx; ++l)
-        for (int k = 0; k < bs; ++k) cross_[static_cast<std::size_t>(l) * bz + k] = gram_.at(off + k, l);
+        for (int k = 0; k < bs; ++k) cross_[static_cast<std::size_t>(l) * vectors * kLanes + k] = gram_.at(off + k, l);
       const int begin = by_topic_.start[c], end = by_topic_.start[c + 1];
       tick(stop_, static_cast<std::size_t>(end - begin) * bs * dx);
       for (int j = begin; j < end; ++j) {
         const std::int32_t item = order_[j];
         position_[item] = j;
-        const double* x = items.X + static_cast<std::size_t>(item) * dx;
         u_[j] = item_u_[item];
         a_[j] = item_a_[item];
-        double* h = h_item_.data();
-        std::fill(h, h + bs, 0.0);
-        for (int l = 0; l < dx; ++l) {
-          const double* col = cross_.data() + static_cast<std::size_t>(l) * bz;
-          const double xl = x[l];
-          for (int k = 0; k < bs; ++k) h[k] += col[k] * xl;
-        }
-        for (int k = 0; k < bs; ++k) h_[static_cast<std::size_t>(k) * L + j] = h[k];
+      }
+      // A fixed number of vectors keeps h in registers.
+      switch (vectors) {
+        case 1:
+          item_h<1>(items, begin, end);
+          break;
+        case 2:
+          item_h<2>(items, begin, end);
+          break;
+        case 3:
+          item_h<3>(items, begin, end);
+          break;
+        case 4:
+          item_h<4>(items, begin, end);
+          break;
+        case 5:
+          item_h<5>(items, begin, end);
+          break;
+        case 6:
+          item_h<6>(items, begin, end);
+          break;
+        case 7:
+          item_h<7>(items, begin, end);
+          break;
+        case 8:
+          item_h<8>(items, begin, end);
+          break;
+        default:
+          item_h<(kMaxTopics + kLanes - 1) / kLanes>(items, begin, end, vectors);
       }
       for (int j = begin; j < end; j += kBlock) block_first_.push_back(j);
       block_start_.push_back(static_cast<int>(block_first_.size()));
+    }
+  }
+
+  // h = M_{c,x} x of the items at positions [begin, end), from the transposed block in cross_.
+  template <int kVectors>
+  void item_h(const ItemsView& items, int begin, int end, int vectors = kVectors) {
+    const std::size_t L = items.L, stride = static_cast<std::size_t>(vectors) * kLanes;
+    const int dx = layout_.dx, bs = layout_.block_size();
+    Lanes h[kVectors];
+    double out[kVectors * kLanes];
+    for (int j = begin; j < end; ++j) {
+      const double* x = items.X + static_cast<std::size_t>(order_[j]) * dx;
+      for (int i = 0; i < vectors; ++i) h[i] = Lanes{};
+      for (int l = 0; l < dx; ++l) {
+        const double* col = cross_.data() + static_cast<std::size_t>(l) * stride;
+        const double xl = x[l];
+        for (int i = 0; i < vectors; ++i) h[i] += simd::load<kLanes>(col + i * kLanes) * xl;
+      }
+      for (int i = 0; i < vectors; ++i) simd::store<kLanes>(out + i * kLanes, h[i]);
+      for (int k = 0; k < bs; ++k) h_[static_cast<std::size_t>(k) * L + j] = out[k];
     }
   }
 
@@ -368,39 +410,70 @@ class TopicUCB final : public Learner, private ListCompleter {
   // the pairs (k, l) that some state uses). Each (s, c) still adds its terms in the order above, with
   // the same operations: the same bits.
   void compute_state_terms_by_topic() {
-    const int m = layout_.m, S = space_.size(), bs = layout_.block_size();
-    const auto mz = static_cast<std::size_t>(m);
-    theta_by_topic_.resize(static_cast<std::size_t>(bs) * mz);
+    const int m = layout_.m, bs = layout_.block_size();
+    const int vectors = (m + kLanes - 1) / kLanes;  // the topics in two-double vectors, zero-padded
+    const auto stride = static_cast<std::size_t>(vectors) * kLanes;
+    theta_by_topic_.assign(static_cast<std::size_t>(bs) * stride, 0.0);
     for (int k = 0; k < bs; ++k)
-      for (int c = 0; c < m; ++c) theta_by_topic_[k * mz + c] = theta_[layout_.block_offset(c) + k];
-    gram_by_topic_.resize(static_cast<std::size_t>(bs) * bs * mz);
+      for (int c = 0; c < m; ++c) theta_by_topic_[k * stride + c] = theta_[layout_.block_offset(c) + k];
+    gram_by_topic_.assign(static_cast<std::size_t>(bs) * bs * stride, 0.0);
     pair_copied_.assign(static_cast<std::size_t>(bs) * bs, 0);
+    // A fixed number of vectors keeps the sums in registers.
+    switch (vectors) {
+      case 1:
+        return state_terms_in<1>();
+      case 2:
+        return state_terms_in<2>();
+      case 3:
+        return state_terms_in<3>();
+      case 4:
+        return state_terms_in<4>();
+      case 5:
+        return state_terms_in<5>();
+      case 6:
+        return state_terms_in<6>();
+      case 7:
+        return state_terms_in<7>();
+      case 8:
+        return state_terms_in<8>();
+      default:
+        return state_terms_in<(kMaxTopics + kLanes - 1) / kLanes>(vectors);
+    }
+  }
+
+  template <int kVectors>
+  void state_terms_in(int vectors = kVectors) {
+    const int m = layout_.m, S = space_.size(), bs = layout_.block_size();
+    const auto stride = static_cast<std::size_t>(vectors) * kLanes;
     auto gram_pair = [&](int k, int l) {
       const std::size_t pair = static_cast<std::size_t>(k) * bs + l;
-      double* out = gram_by_topic_.data() + pair * mz;
+      double* out = gram_by_topic_.data() + pair * stride;
       if (!pair_copied_[pair]) {
         for (int c = 0; c < m; ++c) out[c] = gram_.at(layout_.block_offset(c) + k, layout_.block_offset(c) + l);
         pair_copied_[pair] = 1;
       }
       return static_cast<const double*>(out);
     };
-    double g[kMaxTopics], q[kMaxTopics];  // local sums: no aliasing with the copies
+    Lanes g[kVectors], q[kVectors];
+    double out[kVectors * kLanes];
     for (int s = 0; s < S; ++s) {
-      tick(stop_, mz * bs);
-      std::fill(g, g + m, 0.0);
-      std::fill(q, q + m, 0.0);
+      tick(stop_, stride * bs);
+      for (int i = 0; i < vectors; ++i) g[i] = q[i] = Lanes{};
       for (const StateSpace::Entry* e = space_.z_begin(s); e != space_.z_end(s); ++e) {
         const double v = static_cast<double>(e->value);
-        const double* theta_k = theta_by_topic_.data() + static_cast<std::size_t>(e->topic) * mz;
-        for (int c = 0; c < m; ++c) g[c] += theta_k[c] * v;
+        const double* theta_k = theta_by_topic_.data() + static_cast<std::size_t>(e->topic) * stride;
+        for (int i = 0; i < vectors; ++i) g[i] += simd::load<kLanes>(theta_k + i * kLanes) * v;
         for (const StateSpace::Entry* f = space_.z_begin(s); f != space_.z_end(s); ++f) {
           const double w = static_cast<double>(f->value);
           const double* gram_kl = gram_pair(e->topic, f->topic);
-          for (int c = 0; c < m; ++c) q[c] += gram_kl[c] * v * w;
+          for (int i = 0; i < vectors; ++i) q[i] += simd::load<kLanes>(gram_kl + i * kLanes) * v * w;
         }
       }
-      std::copy(g, g + m, G_.data() + static_cast<std::size_t>(s) * mz);
-      for (int c = 0; c < m; ++c) q_[static_cast<std::size_t>(s) * mz + c] = std::max(q[c], 0.0);
+      const std::size_t row = static_cast<std::size_t>(s) * m;
+      for (int i = 0; i < vectors; ++i) simd::store<kLanes>(out + i * kLanes, g[i]);
+      std::copy(out, out + m, G_.data() + row);
+      for (int i = 0; i < vectors; ++i) simd::store<kLanes>(out + i * kLanes, q[i]);
+      for (int c = 0; c < m; ++c) q_[row + c] = std::max(out[c], 0.0);
     }
   }
 
@@ -671,7 +744,7 @@ class TopicUCB final : public Learner, private ListCompleter {
   std::vector<std::size_t> entry_item_offset_, entry_block_offset_;  // see prepare_entries
   std::vector<double> entry_weight_, state_weight_sum_;
   std::vector<double> theta_by_topic_, gram_by_topic_;  // see compute_state_terms_by_topic
-  std::vector<double> cross_, h_item_;                  // see arrange_item_terms
+  std::vector<double> cross_;                           // see arrange_item_terms
   std::vector<char> pair_copied_;
   std::vector<std::uint32_t> seen_;  // seen_[j] == stamp_: position j was offered as a seed
   std::uint32_t stamp_ = 0;
