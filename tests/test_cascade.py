@@ -3,6 +3,7 @@ independent references (tests/cascade_reference.py: dense features, Gram matrice
 brute force)."""
 
 import _thread
+import hashlib
 import itertools
 import math
 import signal
@@ -391,6 +392,49 @@ def test_stepping_matches_simulate_and_reference_probabilities():
     assert np.allclose(learner.theta, theta, atol=1e-10)
     assert np.allclose(learner.gram_inverse, np.linalg.inv(V), atol=1e-10)
     assert learner.rounds == T
+
+
+def topic_env(L, m, K, seed=0):
+    """The benchmark's environment shape (d_x = 5), without reductions whose rounding may vary."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0.0, 0.45, (L, 5))
+    topics = rng.integers(0, m, L)
+    gamma = rng.uniform(-0.05, 0.15, (m, m))
+    np.fill_diagonal(gamma, -0.10)
+    model = pc.TopicCascadeModel.from_parts(X, topics, rng.uniform(0.05, 0.25, 5), gamma, n_topics=m)
+    return pc.CascadeEnvironment(model, K)
+
+
+# (L, m, K), rounds, options: every state kind, feature map and planner of the learner.
+PINNED_RUNS = [
+    ((1000, 10, 5), 100, {}),
+    ((300, 6, 4), 150, {}),
+    ((200, 5, 3), 150, {"state": "count"}),
+    ((200, 5, 4), 150, {"state": "last"}),
+    ((150, 4, 3), 150, {"features": "coverage"}),
+    ((300, 6, 4), 100, {"planner": "topic_dp"}),
+    ((300, 6, 4), 100, {"planner": "greedy"}),
+]
+
+
+def test_topic_learner_bits_are_pinned():
+    # SHA-256 of every cascade, plan value, final optimistic table and V^{-1} of these runs, as an
+    # earlier, plainer implementation of the optimistic lists computed them: the pruning and
+    # vectorisation of the lists may change speed, never a bit of what the learner reports.
+    digest = hashlib.sha256()
+    for (L, m, K), rounds, options in PINNED_RUNS:
+        env = topic_env(L, m, K)
+        model = env.model
+        learner = pc.TopicCascadeUCB(K, m, beta=1.0, **options)
+        u = np.random.default_rng(5).random((rounds, L))
+        for t in range(rounds):
+            cascade = learner.select(model.X, model.topics)
+            digest.update(np.ascontiguousarray(cascade, dtype=np.int64).tobytes())
+            digest.update(np.float64(learner.last_value).tobytes())
+            learner.update(cascade, env.clicks(u[t], cascade))
+        digest.update(learner.optimistic_table(model.X, model.topics).tobytes())
+        digest.update(learner.gram_inverse.tobytes())
+    assert digest.hexdigest() == "caa49ac2b40b87c1bc383ffa10024490862739b95d20bd567e7cff5532e73b4c"
 
 
 def test_learner_items_may_change_between_rounds():

@@ -142,15 +142,20 @@ class InverseGram {
   const double* row(int i) const { return M_.data() + static_cast<std::size_t>(i) * d_; }
 
   // M <- M - w (M phi)(M phi)^T / (1 + w phi^T M phi). Returns M_old phi in `Mphi` (size d).
+  // The products with phi run over its non-zero entries only (phi has a few): a sum that starts at
+  // +0 and skips terms that are +-0 gives the same bits as the full sum, M being finite.
   void add(const double* phi, double w, double* Mphi) {
+    nonzero_.clear();
+    for (int j = 0; j < d_; ++j)
+      if (phi[j] != 0.0) nonzero_.push_back(j);
     for (int i = 0; i < d_; ++i) {
       const double* r = row(i);
       double t = 0.0;
-      for (int j = 0; j < d_; ++j) t += r[j] * phi[j];
+      for (const int j : nonzero_) t += r[j] * phi[j];
       Mphi[i] = t;
     }
     double quad = 0.0;
-    for (int i = 0; i < d_; ++i) quad += phi[i] * Mphi[i];
+    for (const int i : nonzero_) quad += phi[i] * Mphi[i];
     const double scale = w / (1.0 + w * quad);
     for (int i = 0; i < d_; ++i) {
       double* r = M_.data() + static_cast<std::size_t>(i) * d_;
@@ -171,6 +176,7 @@ class InverseGram {
  private:
   int d_ = 0;
   std::vector<double> M_;
+  std::vector<int> nonzero_;  // add(): the non-zero entries of phi
 };
 
 // beta_t = sqrt(d log((1 + n / lambda) / delta)) / 2 + sqrt(lambda) S, or the configured constant.

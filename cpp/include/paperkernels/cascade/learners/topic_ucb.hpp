@@ -19,6 +19,7 @@
 #include "paperkernels/cascade/planners.hpp"
 #include "paperkernels/cascade/state_space.hpp"
 #include "paperkernels/common/errors.hpp"
+#include "paperkernels/common/simd.hpp"
 
 namespace paperkernels::cascade {
 
@@ -30,6 +31,7 @@ class TopicUCB final : public Learner, private ListCompleter {
         space_(cfg.state, cfg.n_topics, cfg.K, cfg.max_states, stop),
         layout_{cfg.features, cfg.n_features, cfg.n_topics} {
     d_ = layout_.dim();
+    h_max_entry_ = record_width() - 1;
     gram_.reset(d_, cfg.lam);
     b_.assign(d_, 0.0);
     theta_.assign(d_, 0.0);
@@ -145,7 +147,7 @@ class TopicUCB final : public Learner, private ListCompleter {
       for (int s = 0; s < S; ++s) {
         tick(stop_, static_cast<std::size_t>(by_topic_.count(c)) + 1);
         StateTerms t;
-        state_terms(c, s, items.L, t);
+        state_terms(c, s, t);
         for (int j = by_topic_.start[c]; j < by_topic_.start[c + 1]; ++j) {
           const double f = index_of(u_[j], t.G, t.quadratic(a_[j], h_.data() + j));
           out[static_cast<std::size_t>(order_[j]) * S + s] = apply_link(config_.link, f);
@@ -228,6 +230,7 @@ class TopicUCB final : public Learner, private ListCompleter {
     compute_item_terms(items);
     arrange_item_terms(items);
     compute_block_bounds(items.L);
+    prepare_entries(items.L);
     compute_state_terms();
   }
 
@@ -276,9 +279,16 @@ class TopicUCB final : public Learner, private ListCompleter {
     h_.resize(L * static_cast<std::size_t>(bs));
     block_start_.assign(1, 0);
     block_first_.clear();
+    const auto bz = static_cast<std::size_t>(bs);
+    cross_.resize(static_cast<std::size_t>(dx) * bz);
+    h_item_.resize(bz);
     for (int c = 0; c < m; ++c) {
       sort_topic(c);
+      // M_{c,x} transposed (cross_[l bs + k] = M[off + k, l]), so that h = M_{c,x} x runs over k
+      // innermost; each h[k] still sums l = 0, 1, ... in order: the same bits as row k times x.
       const int off = layout_.block_offset(c);
+      for (int l = 0; l < dx; ++l)
+        for (int k = 0; k < bs; ++k) cross_[static_cast<std::size_t>(l) * bz + k] = gram_.at(off + k, l);
       const int begin = by_topic_.start[c], end = by_topic_.start[c + 1];
       tick(stop_, static_cast<std::size_t>(end - begin) * bs * dx);
       for (int j = begin; j < end; ++j) {
@@ -287,22 +297,25 @@ class TopicUCB final : public Learner, private ListCompleter {
         const double* x = items.X + static_cast<std::size_t>(item) * dx;
         u_[j] = item_u_[item];
         a_[j] = item_a_[item];
-        for (int k = 0; k < bs; ++k) {
-          const double* row = gram_.row(off + k);
-          double t = 0.0;
-          for (int l = 0; l < dx; ++l) t += row[l] * x[l];
-          h_[static_cast<std::size_t>(k) * L + j] = t;
+        double* h = h_item_.data();
+        std::fill(h, h + bs, 0.0);
+        for (int l = 0; l < dx; ++l) {
+          const double* col = cross_.data() + static_cast<std::size_t>(l) * bz;
+          const double xl = x[l];
+          for (int k = 0; k < bs; ++k) h[k] += col[k] * xl;
         }
+        for (int k = 0; k < bs; ++k) h_[static_cast<std::size_t>(k) * L + j] = h[k];
       }
       for (int j = begin; j < end; j += kBlock) block_first_.push_back(j);
       block_start_.push_back(static_cast<int>(block_first_.size()));
     }
   }
 
-  // Phase 4: block maxima (record per block: u, a, h[0..bs)) and suffix maxima within each topic.
+  // Phase 4: block maxima (record per block: u, a, h[0..bs) and the largest of those h) and suffix
+  // maxima within each topic.
   void compute_block_bounds(std::size_t L) {
     const int m = layout_.m, bs = layout_.block_size();
-    const std::size_t nb = block_first_.size(), width = 2 + static_cast<std::size_t>(bs);
+    const std::size_t nb = block_first_.size(), width = record_width();
     block_max_.assign(nb * width, -std::numeric_limits<double>::infinity());
     suffix_max_.assign(nb * width, -std::numeric_limits<double>::infinity());
     for (int c = 0; c < m; ++c) {
@@ -315,6 +328,7 @@ class TopicUCB final : public Learner, private ListCompleter {
           rec[1] = std::max(rec[1], a_[j]);
           for (int k = 0; k < bs; ++k) rec[2 + k] = std::max(rec[2 + k], h_[static_cast<std::size_t>(k) * L + j]);
         }
+        for (int k = 0; k < bs; ++k) rec[2 + bs] = std::max(rec[2 + bs], rec[2 + k]);
       }
       for (int blk = block_start_[c + 1] - 1; blk >= block_start_[c]; --blk) {
         double* suf = suffix_max_.data() + blk * width;
@@ -330,6 +344,10 @@ class TopicUCB final : public Learner, private ListCompleter {
     const int m = layout_.m, S = space_.size(), bs = layout_.block_size();
     G_.assign(static_cast<std::size_t>(S) * m, 0.0);
     q_.assign(static_cast<std::size_t>(S) * m, 0.0);
+    if (layout_.map == FeatureMap::transition) {
+      compute_state_terms_by_topic();
+      return;
+    }
     for (int s = 0; s < S; ++s) {
       tick(stop_, static_cast<std::size_t>(m) * bs);
       for (int c = 0; c < m; ++c) {
@@ -345,42 +363,131 @@ class TopicUCB final : public Learner, private ListCompleter {
     }
   }
 
+  // Transition features: every topic's block holds z(s), so one pass over the entries of z(s) serves
+  // every topic, the topics innermost over contiguous copies of theta_c[k] and M_cc[k, l] (taken for
+  // the pairs (k, l) that some state uses). Each (s, c) still adds its terms in the order above, with
+  // the same operations: the same bits.
+  void compute_state_terms_by_topic() {
+    const int m = layout_.m, S = space_.size(), bs = layout_.block_size();
+    const auto mz = static_cast<std::size_t>(m);
+    theta_by_topic_.resize(static_cast<std::size_t>(bs) * mz);
+    for (int k = 0; k < bs; ++k)
+      for (int c = 0; c < m; ++c) theta_by_topic_[k * mz + c] = theta_[layout_.block_offset(c) + k];
+    gram_by_topic_.resize(static_cast<std::size_t>(bs) * bs * mz);
+    pair_copied_.assign(static_cast<std::size_t>(bs) * bs, 0);
+    auto gram_pair = [&](int k, int l) {
+      const std::size_t pair = static_cast<std::size_t>(k) * bs + l;
+      double* out = gram_by_topic_.data() + pair * mz;
+      if (!pair_copied_[pair]) {
+        for (int c = 0; c < m; ++c) out[c] = gram_.at(layout_.block_offset(c) + k, layout_.block_offset(c) + l);
+        pair_copied_[pair] = 1;
+      }
+      return static_cast<const double*>(out);
+    };
+    double g[kMaxTopics], q[kMaxTopics];  // local sums: no aliasing with the copies
+    for (int s = 0; s < S; ++s) {
+      tick(stop_, mz * bs);
+      std::fill(g, g + m, 0.0);
+      std::fill(q, q + m, 0.0);
+      for (const StateSpace::Entry* e = space_.z_begin(s); e != space_.z_end(s); ++e) {
+        const double v = static_cast<double>(e->value);
+        const double* theta_k = theta_by_topic_.data() + static_cast<std::size_t>(e->topic) * mz;
+        for (int c = 0; c < m; ++c) g[c] += theta_k[c] * v;
+        for (const StateSpace::Entry* f = space_.z_begin(s); f != space_.z_end(s); ++f) {
+          const double w = static_cast<double>(f->value);
+          const double* gram_kl = gram_pair(e->topic, f->topic);
+          for (int c = 0; c < m; ++c) q[c] += gram_kl[c] * v * w;
+        }
+      }
+      std::copy(g, g + m, G_.data() + static_cast<std::size_t>(s) * mz);
+      for (int c = 0; c < m; ++c) q_[static_cast<std::size_t>(s) * mz + c] = std::max(q[c], 0.0);
+    }
+  }
+
   // The state-dependent part of phi for items of topic c in state s: G_cs, q_cs and the non-zero
-  // entries (k, v) of the topic block, as (offset of h entry k, weight 2 v).
+  // entries (k, v) of the topic block, as (offset of h entry k, weight 2 v), pointing into the
+  // tables of prepare_entries().
   struct StateTerms {
     double G = 0.0, q = 0.0;
+    double weight_sum = 0.0;  // sum of the weights 2 v
     int n = 0;
-    std::size_t offset[kMaxTopics];
-    double weight[kMaxTopics];
+    const std::size_t* offset = nullptr;
+    const double* weight = nullptr;
 
-    // phi^T M phi given a (and h entries found at base + offset[e]).
+    // phi^T M phi given a (and h entries found at base + offset[e]). States have a few entries:
+    // two per iteration (still added one after the other) keeps the loop short.
     double quadratic(double a, const double* base) const {
       double acc = a + q;
-      for (int e = 0; e < n; ++e) acc += weight[e] * base[offset[e]];
+      int e = 0;
+      for (; e + 2 <= n; e += 2) {
+        acc += weight[e] * base[offset[e]];
+        acc += weight[e + 1] * base[offset[e + 1]];
+      }
+      if (e < n) acc += weight[e] * base[offset[e]];
       return acc;
     }
   };
 
-  // Terms for the item arrays (h entry k of position j at k * L + j) and, in `blocks`, for the
-  // block records (u, a, h[0..bs)), whose h entry k sits at offset 2 + k.
-  void state_terms(int c, int s, std::size_t L, StateTerms& items, StateTerms* blocks = nullptr) const {
+  // The entries of every state's topic block, once per round. With transition features the block
+  // of every topic holds z(s), so the entries of state s are its z entries whatever the topic: entry
+  // e of the state space (topic k, count v) becomes offset k L into the item arrays (h entry k of
+  // position j at k L + j), offset 2 + k into a block record (u, a, h[0..bs)) and weight 2 v. With
+  // coverage features the block is the single entry (0, 1) when the topic is not in z(s).
+  void prepare_entries(std::size_t L) {
+    const std::size_t n = static_cast<std::size_t>(space_.z_end(space_.size() - 1) - space_.z_begin(0));
+    entry_item_offset_.resize(std::max<std::size_t>(n, 1));
+    entry_block_offset_.resize(std::max<std::size_t>(n, 1));
+    entry_weight_.resize(std::max<std::size_t>(n, 1));
+    if (layout_.map != FeatureMap::transition) {
+      entry_item_offset_[0] = 0;
+      entry_block_offset_[0] = 2;
+      entry_weight_[0] = 2.0 * 1.0;
+      return;
+    }
+    const StateSpace::Entry* z = space_.z_begin(0);
+    for (std::size_t e = 0; e < n; ++e) {
+      entry_item_offset_[e] = static_cast<std::size_t>(z[e].topic) * L;
+      entry_block_offset_[e] = 2 + static_cast<std::size_t>(z[e].topic);
+      entry_weight_[e] = 2.0 * static_cast<double>(z[e].value);
+    }
+    state_weight_sum_.assign(static_cast<std::size_t>(space_.size()), 0.0);
+    for (int s = 0; s < space_.size(); ++s)
+      for (auto e = space_.z_begin(s) - z; e < space_.z_end(s) - z; ++e) state_weight_sum_[s] += entry_weight_[e];
+  }
+
+  // Entries of a block record: u, a, h[0..bs) and the largest of those h.
+  std::size_t record_width() const { return 3 + static_cast<std::size_t>(layout_.block_size()); }
+
+  // Whether no item of a block record (or suffix record) rec can have an index above `cut`: first
+  // with the record's largest h in every entry (sum_e 2 v_e h[k_e] <= hmax sum_e 2 v_e: one multiply),
+  // then, if that is not enough, entry by entry.
+  bool record_cannot_exceed(double cut, const double* rec, const StateTerms& tb, double beta2) const {
+    const double d = cut - rec[0] - tb.G;
+    if (!(d >= 0.0)) return false;
+    const double room = d * d;
+    if (beta2 * ((rec[1] + tb.q) + tb.weight_sum * rec[h_max_entry_]) <= room) return true;
+    return beta2 * tb.quadratic(rec[1], rec) <= room;
+  }
+
+  // Terms for the item arrays and, in `blocks`, for the block records.
+  void state_terms(int c, int s, StateTerms& items, StateTerms* blocks = nullptr) const {
     const std::size_t cs = static_cast<std::size_t>(s) * layout_.m + c;
     items.G = G_[cs];
     items.q = q_[cs];
-    items.n = 0;
-    layout_.for_each_topic_entry(space_, s, c, [&](int k, double v) {
-      items.offset[items.n] = static_cast<std::size_t>(k) * L;
-      items.weight[items.n] = 2.0 * v;
-      if (blocks) {
-        blocks->offset[items.n] = 2 + static_cast<std::size_t>(k);
-        blocks->weight[items.n] = 2.0 * v;
-      }
-      ++items.n;
-    });
+    std::size_t first = 0;
+    if (layout_.map == FeatureMap::transition) {
+      first = static_cast<std::size_t>(space_.z_begin(s) - space_.z_begin(0));
+      items.n = static_cast<int>(space_.z_end(s) - space_.z_begin(s));
+      items.weight_sum = state_weight_sum_[s];
+    } else {
+      items.n = space_.z(s, c) == 0 ? 1 : 0;
+      items.weight_sum = items.n * entry_weight_[0];
+    }
+    items.offset = entry_item_offset_.data() + first;
+    items.weight = entry_weight_.data() + first;
     if (blocks) {
-      blocks->G = items.G;
-      blocks->q = items.q;
-      blocks->n = items.n;
+      *blocks = items;
+      blocks->offset = entry_block_offset_.data() + first;
     }
   }
 
@@ -409,7 +516,7 @@ class TopicUCB final : public Learner, private ListCompleter {
     prepare_round(items);
     lists_.reset(space_, this);
     seen_.resize(items.L, 0U);
-    const std::size_t L = items.L, width = 2 + static_cast<std::size_t>(layout_.block_size());
+    const std::size_t width = record_width();
     const int S = space_.size(), m = layout_.m;
     const double beta2 = beta_ * beta_;
     n_candidates_ = n_tested_ = 0;
@@ -421,7 +528,7 @@ class TopicUCB final : public Learner, private ListCompleter {
       const double u_scale = topic_u_scale(c);
       tick(stop_, static_cast<std::size_t>(S) * kBlock);
       for (int s = 0; s < S; ++s) {
-        state_terms(c, s, L, t, &tb);
+        state_terms(c, s, t, &tb);
         const int parent = space_.parent(s);
         int best = parent >= 0 ? position_[lists_.list(parent, c)[0].item] : begin;
         double best_f = index_of(u_[best], t.G, t.quadratic(a_[best], h_.data() + best));
@@ -429,10 +536,12 @@ class TopicUCB final : public Learner, private ListCompleter {
         ++n_candidates_;
         for (int blk = block_start_[c]; blk < block_start_[c + 1]; ++blk) {
           const int first = block_first_[blk], n = std::min(end, first + kBlock) - first;
-          const double* suf = suffix_max_.data() + blk * width;
-          if (cannot_exceed(cut, suf[0], t.G, beta2, [&] { return tb.quadratic(suf[1], suf); })) break;
-          const double* rec = block_max_.data() + blk * width;
-          if (cannot_exceed(cut, rec[0], t.G, beta2, [&] { return tb.quadratic(rec[1], rec); })) continue;
+          // The first block (the largest u) rarely gets pruned: its items are tested right away.
+          if (blk != block_start_[c]) {
+            const double* suf = suffix_max_.data() + blk * width;
+            if (record_cannot_exceed(cut, suf, tb, beta2)) break;
+            if (record_cannot_exceed(cut, block_max_.data() + blk * width, tb, beta2)) continue;
+          }
           block_quadratics(t, first, n, acc);
           n_tested_ += static_cast<std::size_t>(n);
           for (int r = 0; r < n; ++r) {
@@ -456,7 +565,7 @@ class TopicUCB final : public Learner, private ListCompleter {
   // The full lists of state s (each topic's list holds its best item already).
   void complete(int s) override {
     tick(stop_, u_.size());
-    const std::size_t L = u_.size(), width = 2 + static_cast<std::size_t>(layout_.block_size());
+    const std::size_t width = record_width();
     const double beta2 = beta_ * beta_;
     StateTerms t, tb;
     double acc[kBlock];
@@ -465,7 +574,7 @@ class TopicUCB final : public Learner, private ListCompleter {
       const int capacity = space_.list_length(s, c);
       if (begin == end || capacity <= 1) continue;
       const double u_scale = topic_u_scale(c);
-      state_terms(c, s, L, t, &tb);
+      state_terms(c, s, t, &tb);
       if (++stamp_ == 0) {
         std::fill(seen_.begin(), seen_.end(), 0U);
         stamp_ = 1;
@@ -477,9 +586,8 @@ class TopicUCB final : public Learner, private ListCompleter {
         const int first = block_first_[blk], n = std::min(end, first + kBlock) - first;
         if (full) {
           const double* suf = suffix_max_.data() + blk * width;
-          if (cannot_exceed(cut, suf[0], t.G, beta2, [&] { return tb.quadratic(suf[1], suf); })) break;
-          const double* rec = block_max_.data() + blk * width;
-          if (cannot_exceed(cut, rec[0], t.G, beta2, [&] { return tb.quadratic(rec[1], rec); })) continue;
+          if (record_cannot_exceed(cut, suf, tb, beta2)) break;
+          if (record_cannot_exceed(cut, block_max_.data() + blk * width, tb, beta2)) continue;
         }
         block_quadratics(t, first, n, acc);
         n_tested_ += static_cast<std::size_t>(n);
@@ -504,12 +612,32 @@ class TopicUCB final : public Learner, private ListCompleter {
 
   // phi^T M phi of the n items from position `first`, in the order of StateTerms::quadratic.
   void block_quadratics(const StateTerms& t, int first, int n, double* acc) const {
+    if (n == kBlock) {  // a fixed trip count: unrolled and vectorised
+      block_quadratics_of<kBlock>(t, first, acc);
+      return;
+    }
     for (int r = 0; r < n; ++r) acc[r] = a_[first + r] + t.q;
     for (int e = 0; e < t.n; ++e) {
       const double* h = h_.data() + t.offset[e] + first;
       const double w = t.weight[e];
       for (int r = 0; r < n; ++r) acc[r] += w * h[r];
     }
+  }
+  // The items of a block side by side in two-double vectors (every x86-64 CPU has them; lane by lane
+  // the same multiplies and adds as the scalar loop).
+  template <int n>
+  void block_quadratics_of(const StateTerms& t, int first, double* acc) const {
+    constexpr int W = simd::width<simd::Isa::sse2>;
+    static_assert(n % W == 0, "whole vectors");
+    using V = simd::vec<simd::Isa::sse2>;
+    V sum[n / W];
+    for (int i = 0; i < n / W; ++i) sum[i] = simd::load<W>(a_.data() + first + i * W) + t.q;
+    for (int e = 0; e < t.n; ++e) {
+      const double* h = h_.data() + t.offset[e] + first;
+      const double w = t.weight[e];
+      for (int i = 0; i < n / W; ++i) sum[i] += w * simd::load<W>(h + i * W);
+    }
+    for (int i = 0; i < n / W; ++i) simd::store<W>(acc + i * W, sum[i]);
   }
 
   double topic_u_scale(int c) const {
@@ -526,6 +654,7 @@ class TopicUCB final : public Learner, private ListCompleter {
   StateSpace space_;
   FeatureLayout layout_;
   int d_ = 0;
+  std::size_t h_max_entry_ = 0;  // of a block record
   InverseGram gram_;
   std::vector<double> b_, theta_, phi_, work_;
   std::int64_t n_obs_ = 0;
@@ -539,6 +668,11 @@ class TopicUCB final : public Learner, private ListCompleter {
   std::vector<int> block_start_, block_first_;
   std::vector<double> block_max_, suffix_max_;
   std::vector<double> G_, q_;
+  std::vector<std::size_t> entry_item_offset_, entry_block_offset_;  // see prepare_entries
+  std::vector<double> entry_weight_, state_weight_sum_;
+  std::vector<double> theta_by_topic_, gram_by_topic_;  // see compute_state_terms_by_topic
+  std::vector<double> cross_, h_item_;                  // see arrange_item_terms
+  std::vector<char> pair_copied_;
   std::vector<std::uint32_t> seen_;  // seen_[j] == stamp_: position j was offered as a seed
   std::uint32_t stamp_ = 0;
   std::size_t n_candidates_ = 0, n_tested_ = 0;
