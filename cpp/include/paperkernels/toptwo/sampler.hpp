@@ -145,9 +145,8 @@ struct LowerBounds {
     constexpr double inf = std::numeric_limits<double>::infinity();
     const CostBound b = *bound;
     using M = decltype(V{} < V{});  // the integer lanes of a comparison: -1 (true) or 0
-    M lane_bits;
+    M lane_bits, bits = M{};  // bits: the mask's bits, spread over the lanes until the end
     for (int l = 0; l < W; ++l) lane_bits[l] = std::int64_t{1} << l;
-    std::uint64_t mask = 0;
     const V zero = V{};
     const double* high_n = g->high_n.data() + first;
     for (std::size_t i = 0; i < count; i += W) {
@@ -166,11 +165,10 @@ struct LowerBounds {
       const V known = k < inf ? v : zero - inf;
       const V out = n_max == 0.0 ? zero + inf : known;
       simd::store<W>(lower + i, out);
-      if (i < 64) {  // lane l of `bit` is 2^(i + l) where out <= below, 0 elsewhere
-        const M bit = (out <= below) & (lane_bits << i);
-        for (int l = 0; l < W; ++l) mask |= static_cast<std::uint64_t>(bit[l]);
-      }
+      if (i < 64) bits |= (out <= below) & (lane_bits << i);  // lane l: 2^(i + l) where out <= below
     }
+    std::uint64_t mask = 0;
+    for (int l = 0; l < W; ++l) mask |= static_cast<std::uint64_t>(bits[l]);
     return mask;
   }
 };
