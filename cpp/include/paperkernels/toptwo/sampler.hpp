@@ -145,7 +145,7 @@ struct LowerBounds {
     constexpr double inf = std::numeric_limits<double>::infinity();
     const CostBound b = *bound;
     using M = decltype(V{} < V{});  // the integer lanes of a comparison: -1 (true) or 0
-    M lane_bits, bits = M{};  // bits: the mask's bits, spread over the lanes until the end
+    M lane_bits, bits = M{};        // bits: the mask's bits, spread over the lanes until the end
     for (int l = 0; l < W; ++l) lane_bits[l] = std::int64_t{1} << l;
     const V zero = V{};
     const double* high_n = g->high_n.data() + first;
