@@ -56,10 +56,19 @@ class Timer:
 
 
 def measure(
-    fn: Callable[[], Any], *, repeat: int = 3, min_time: float = 0.0, clock: str = "wall", units: float = 1
+    fn: Callable[[], Any],
+    *,
+    repeat: int = 3,
+    min_time: float = 0.0,
+    clock: str = "wall",
+    units: float = 1,
+    warmup: int = 0,
 ) -> Timer:
     """Times ``fn`` in ``repeat`` rounds; a round repeats the call until it has lasted ``min_time``
-    (at least one call) and gives one sample: the round's time over the work done (calls x units)."""
+    (at least one call) and gives one sample: the round's time over the work done (calls x units).
+    ``warmup`` untimed calls come first (first-touch page faults of large fresh copies, for one)."""
+    for _ in range(warmup):
+        fn()
     timer = Timer(clock)
     for _ in range(repeat):
         calls = 0
