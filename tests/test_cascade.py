@@ -417,12 +417,35 @@ PINNED_RUNS = [
 ]
 
 
-def test_topic_learner_bits_are_pinned():
+# Topic counts on both sides of the fixed vector blocks (up to 16 topics) and up to the largest.
+PINNED_RUNS_MANY_TOPICS = [
+    ((400, 17, 3), 60, {}),
+    ((400, 20, 3), 60, {}),
+    ((300, 33, 2), 60, {}),
+    ((300, 16, 3), 60, {"state": "count"}),
+    ((300, 40, 3), 60, {"state": "last"}),
+    ((300, 40, 3), 60, {"features": "coverage"}),
+    ((200, 3, 4), 60, {}),
+    ((50, 1, 3), 40, {}),
+    ((100, 2, 3), 60, {"state": "count"}),
+    ((100, 62, 2), 40, {"features": "coverage"}),
+]
+
+
+@pytest.mark.parametrize(
+    "runs, expected",
+    [
+        (PINNED_RUNS, "caa49ac2b40b87c1bc383ffa10024490862739b95d20bd567e7cff5532e73b4c"),
+        (PINNED_RUNS_MANY_TOPICS, "65d8027127c201396bfc69d5d416e55f8ae6a161b992516820a472766242a686"),
+    ],
+    ids=["bench-like", "many-topics"],
+)
+def test_topic_learner_bits_are_pinned(runs, expected):
     # SHA-256 of every cascade, plan value, final optimistic table and V^{-1} of these runs, as an
     # earlier, plainer implementation of the optimistic lists computed them: the pruning and
     # vectorisation of the lists may change speed, never a bit of what the learner reports.
     digest = hashlib.sha256()
-    for (L, m, K), rounds, options in PINNED_RUNS:
+    for (L, m, K), rounds, options in runs:
         env = topic_env(L, m, K)
         model = env.model
         learner = pc.TopicCascadeUCB(K, m, beta=1.0, **options)
@@ -434,7 +457,7 @@ def test_topic_learner_bits_are_pinned():
             learner.update(cascade, env.clicks(u[t], cascade))
         digest.update(learner.optimistic_table(model.X, model.topics).tobytes())
         digest.update(learner.gram_inverse.tobytes())
-    assert digest.hexdigest() == "caa49ac2b40b87c1bc383ffa10024490862739b95d20bd567e7cff5532e73b4c"
+    assert digest.hexdigest() == expected
 
 
 def test_learner_items_may_change_between_rounds():
