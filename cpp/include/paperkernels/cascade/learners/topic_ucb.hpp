@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "paperkernels/cascade/learners/common.hpp"
@@ -299,35 +300,7 @@ class TopicUCB final : public Learner, private ListCompleter {
         u_[j] = item_u_[item];
         a_[j] = item_a_[item];
       }
-      // A fixed number of vectors keeps h in registers.
-      switch (vectors) {
-        case 1:
-          item_h<1>(items, begin, end);
-          break;
-        case 2:
-          item_h<2>(items, begin, end);
-          break;
-        case 3:
-          item_h<3>(items, begin, end);
-          break;
-        case 4:
-          item_h<4>(items, begin, end);
-          break;
-        case 5:
-          item_h<5>(items, begin, end);
-          break;
-        case 6:
-          item_h<6>(items, begin, end);
-          break;
-        case 7:
-          item_h<7>(items, begin, end);
-          break;
-        case 8:
-          item_h<8>(items, begin, end);
-          break;
-        default:
-          item_h<(kMaxTopics + kLanes - 1) / kLanes>(items, begin, end, vectors);
-      }
+      with_vector_count(vectors, [&](auto count) { item_h<decltype(count)::value>(items, begin, end, vectors); });
       for (int j = begin; j < end; j += kBlock) block_first_.push_back(j);
       block_start_.push_back(static_cast<int>(block_first_.size()));
     }
@@ -335,7 +308,8 @@ class TopicUCB final : public Learner, private ListCompleter {
 
   // h = M_{c,x} x of the items at positions [begin, end), from the transposed block in cross_.
   template <int kVectors>
-  void item_h(const ItemsView& items, int begin, int end, int vectors = kVectors) {
+  void item_h(const ItemsView& items, int begin, int end, int count) {
+    const int vectors = kVectors == kMaxVectors ? count : kVectors;  // a constant but for the generic case
     const std::size_t L = items.L, stride = static_cast<std::size_t>(vectors) * kLanes;
     const int dx = layout_.dx, bs = layout_.block_size();
     Lanes h[kVectors];
@@ -418,31 +392,39 @@ class TopicUCB final : public Learner, private ListCompleter {
       for (int c = 0; c < m; ++c) theta_by_topic_[k * stride + c] = theta_[layout_.block_offset(c) + k];
     gram_by_topic_.assign(static_cast<std::size_t>(bs) * bs * stride, 0.0);
     pair_copied_.assign(static_cast<std::size_t>(bs) * bs, 0);
-    // A fixed number of vectors keeps the sums in registers.
+    with_vector_count(vectors, [&](auto count) { state_terms_in<decltype(count)::value>(vectors); });
+  }
+
+  // Calls f(std::integral_constant<int, V>) with V = vectors for 1 to 8 vectors, else with
+  // V = kMaxVectors: a fixed number of vectors keeps the sums of a kernel in registers.
+  static constexpr int kMaxVectors = (kMaxTopics + kLanes - 1) / kLanes;
+  template <class F>
+  static void with_vector_count(int vectors, F&& f) {
     switch (vectors) {
       case 1:
-        return state_terms_in<1>();
+        return f(std::integral_constant<int, 1>{});
       case 2:
-        return state_terms_in<2>();
+        return f(std::integral_constant<int, 2>{});
       case 3:
-        return state_terms_in<3>();
+        return f(std::integral_constant<int, 3>{});
       case 4:
-        return state_terms_in<4>();
+        return f(std::integral_constant<int, 4>{});
       case 5:
-        return state_terms_in<5>();
+        return f(std::integral_constant<int, 5>{});
       case 6:
-        return state_terms_in<6>();
+        return f(std::integral_constant<int, 6>{});
       case 7:
-        return state_terms_in<7>();
+        return f(std::integral_constant<int, 7>{});
       case 8:
-        return state_terms_in<8>();
+        return f(std::integral_constant<int, 8>{});
       default:
-        return state_terms_in<(kMaxTopics + kLanes - 1) / kLanes>(vectors);
+        return f(std::integral_constant<int, kMaxVectors>{});
     }
   }
 
   template <int kVectors>
-  void state_terms_in(int vectors = kVectors) {
+  void state_terms_in(int count) {
+    const int vectors = kVectors == kMaxVectors ? count : kVectors;  // a constant but for the generic case
     const int m = layout_.m, S = space_.size(), bs = layout_.block_size();
     const auto stride = static_cast<std::size_t>(vectors) * kLanes;
     auto gram_pair = [&](int k, int l) {
