@@ -33,6 +33,7 @@ class TopicUCB final : public Learner, private ListCompleter {
         layout_{cfg.features, cfg.n_features, cfg.n_topics} {
     d_ = layout_.dim();
     h_max_entry_ = record_width() - 1;
+    prepare_state_entries();
     gram_.reset(d_, cfg.lam);
     b_.assign(d_, 0.0);
     theta_.assign(d_, 0.0);
@@ -234,7 +235,7 @@ class TopicUCB final : public Learner, private ListCompleter {
     compute_item_terms(items);
     arrange_item_terms(items);
     compute_block_bounds(items.L);
-    prepare_entries(items.L);
+    prepare_item_offsets(items.L);
     compute_state_terms();
   }
 
@@ -390,7 +391,7 @@ class TopicUCB final : public Learner, private ListCompleter {
     theta_by_topic_.assign(static_cast<std::size_t>(bs) * stride, 0.0);
     for (int k = 0; k < bs; ++k)
       for (int c = 0; c < m; ++c) theta_by_topic_[k * stride + c] = theta_[layout_.block_offset(c) + k];
-    gram_by_topic_.assign(static_cast<std::size_t>(bs) * bs * stride, 0.0);
+    gram_by_topic_.resize(static_cast<std::size_t>(bs) * bs * stride);  // rows written when first used
     pair_copied_.assign(static_cast<std::size_t>(bs) * bs, 0);
     with_vector_count(vectors, [&](auto count) { state_terms_in<decltype(count)::value>(vectors); });
   }
@@ -432,6 +433,7 @@ class TopicUCB final : public Learner, private ListCompleter {
       double* out = gram_by_topic_.data() + pair * stride;
       if (!pair_copied_[pair]) {
         for (int c = 0; c < m; ++c) out[c] = gram_.at(layout_.block_offset(c) + k, layout_.block_offset(c) + l);
+        std::fill(out + m, out + stride, 0.0);  // the padding lanes
         pair_copied_[pair] = 1;
       }
       return static_cast<const double*>(out);
@@ -461,7 +463,7 @@ class TopicUCB final : public Learner, private ListCompleter {
 
   // The state-dependent part of phi for items of topic c in state s: G_cs, q_cs and the non-zero
   // entries (k, v) of the topic block, as (offset of h entry k, weight 2 v), pointing into the
-  // tables of prepare_entries().
+  // tables of prepare_state_entries().
   struct StateTerms {
     double G = 0.0, q = 0.0;
     double weight_sum = 0.0;  // sum of the weights 2 v
@@ -483,31 +485,32 @@ class TopicUCB final : public Learner, private ListCompleter {
     }
   };
 
-  // The entries of every state's topic block, once per round. With transition features the block
-  // of every topic holds z(s), so the entries of state s are its z entries whatever the topic: entry
-  // e of the state space (topic k, count v) becomes offset k L into the item arrays (h entry k of
-  // position j at k L + j), offset 2 + k into a block record (u, a, h[0..bs)) and weight 2 v. With
-  // coverage features the block is the single entry (0, 1) when the topic is not in z(s).
-  void prepare_entries(std::size_t L) {
+  // The entries of every state's topic block. With transition features the block of every topic
+  // holds z(s), so the entries of state s are its z entries whatever the topic: entry e of the state
+  // space (topic k, count v) becomes offset 2 + k into a block record (u, a, h[0..bs)), weight 2 v
+  // and, each round (the number of items L may change), offset k L into the item arrays (h entry k
+  // of position j at k L + j). With coverage features the block is the single entry (0, 1) when the
+  // topic is not in z(s). The state space is fixed: everything but the item offsets is prepared once.
+  void prepare_state_entries() {
     const std::size_t n = static_cast<std::size_t>(space_.z_end(space_.size() - 1) - space_.z_begin(0));
-    entry_item_offset_.resize(std::max<std::size_t>(n, 1));
-    entry_block_offset_.resize(std::max<std::size_t>(n, 1));
-    entry_weight_.resize(std::max<std::size_t>(n, 1));
-    if (layout_.map != FeatureMap::transition) {
-      entry_item_offset_[0] = 0;
-      entry_block_offset_[0] = 2;
-      entry_weight_[0] = 2.0 * 1.0;
-      return;
-    }
+    entry_item_offset_.assign(std::max<std::size_t>(n, 1), 0);
+    entry_block_offset_.assign(std::max<std::size_t>(n, 1), 2);
+    entry_weight_.assign(std::max<std::size_t>(n, 1), 2.0 * 1.0);
+    if (layout_.map != FeatureMap::transition) return;
     const StateSpace::Entry* z = space_.z_begin(0);
     for (std::size_t e = 0; e < n; ++e) {
-      entry_item_offset_[e] = static_cast<std::size_t>(z[e].topic) * L;
       entry_block_offset_[e] = 2 + static_cast<std::size_t>(z[e].topic);
       entry_weight_[e] = 2.0 * static_cast<double>(z[e].value);
     }
     state_weight_sum_.assign(static_cast<std::size_t>(space_.size()), 0.0);
     for (int s = 0; s < space_.size(); ++s)
       for (auto e = space_.z_begin(s) - z; e < space_.z_end(s) - z; ++e) state_weight_sum_[s] += entry_weight_[e];
+  }
+  void prepare_item_offsets(std::size_t L) {
+    if (layout_.map != FeatureMap::transition) return;  // the single entry: offset 0
+    const StateSpace::Entry* z = space_.z_begin(0);
+    const std::size_t n = static_cast<std::size_t>(space_.z_end(space_.size() - 1) - z);
+    for (std::size_t e = 0; e < n; ++e) entry_item_offset_[e] = static_cast<std::size_t>(z[e].topic) * L;
   }
 
   // Entries of a block record: u, a, h[0..bs) and the largest of those h.
@@ -678,14 +681,12 @@ class TopicUCB final : public Learner, private ListCompleter {
       for (int r = 0; r < n; ++r) acc[r] += w * h[r];
     }
   }
-  // The items of a block side by side in two-double vectors (every x86-64 CPU has them; lane by lane
-  // the same multiplies and adds as the scalar loop).
+  // The items of a block side by side in vectors (Lanes).
   template <int n>
   void block_quadratics_of(const StateTerms& t, int first, double* acc) const {
-    constexpr int W = simd::width<simd::Isa::sse2>;
+    constexpr int W = kLanes;
     static_assert(n % W == 0, "whole vectors");
-    using V = simd::vec<simd::Isa::sse2>;
-    V sum[n / W];
+    Lanes sum[n / W];
     for (int i = 0; i < n / W; ++i) sum[i] = simd::load<W>(a_.data() + first + i * W) + t.q;
     for (int e = 0; e < t.n; ++e) {
       const double* h = h_.data() + t.offset[e] + first;
@@ -723,7 +724,7 @@ class TopicUCB final : public Learner, private ListCompleter {
   std::vector<int> block_start_, block_first_;
   std::vector<double> block_max_, suffix_max_;
   std::vector<double> G_, q_;
-  std::vector<std::size_t> entry_item_offset_, entry_block_offset_;  // see prepare_entries
+  std::vector<std::size_t> entry_item_offset_, entry_block_offset_;  // see prepare_state_entries
   std::vector<double> entry_weight_, state_weight_sum_;
   std::vector<double> theta_by_topic_, gram_by_topic_;  // see compute_state_terms_by_topic
   std::vector<double> cross_;                           // see arrange_item_terms
