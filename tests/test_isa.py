@@ -144,6 +144,38 @@ def test_polar_moments_same_bits_under_every_isa():
     under_every_isa(lambda: polar_basis(12, grid).analyse(values, 2, S))
 
 
+@pytest.mark.parametrize("widths", [[9, 13, 37, 5], [64, 64, 64, 3], [3, 40, 17, 1]])
+@pytest.mark.parametrize("values", ["normal", "integers"])  # integers: tied maxima, settled exactly
+def test_relu_deep_form_same_bits_under_every_isa(widths, values):
+    from paperkernels.benchmarks.relu import numpy_deep_form
+    from paperkernels.relu import ReLUNet
+    from paperkernels.relu._fast import deep_handle
+
+    rng = np.random.default_rng(sum(widths))
+
+    def draw(*shape):
+        if values == "normal":
+            return rng.normal(size=shape)
+        return rng.integers(1, 9, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+
+    net = ReLUNet(
+        [draw(widths[i + 1], widths[i]) for i in range(len(widths) - 1)],
+        [draw(widths[i + 1]) for i in range(len(widths) - 1)],
+    )
+
+    def decisions():
+        handle = deep_handle(net)
+        assert handle.ok  # the float path, not the exact fallback for degenerate networks
+        return tuple(np.array(v) for v in handle.scales() + handle.pivots() + handle.orders())
+
+    under_every_isa(decisions)
+    parts = under_every_isa(lambda: tuple(deep_handle(net).materialize()[1] + deep_handle(net).materialize()[2]))
+    if values == "normal":  # no near ties: the plain numpy procedure gives the same values
+        ref_W, ref_b = numpy_deep_form(*net.float_parameters())
+        for got, ref in zip(parts, ref_W + ref_b, strict=True):
+            assert np.array_equal(got, ref)
+
+
 @pytest.mark.parametrize("arms", ["bernoulli", "gaussian"])
 def test_toptwo_cost_index_same_episodes_under_every_isa(arms):
     # 300 arms: the challenger and Z come from the blocked cost index, whose bounds are vectorised.

@@ -22,6 +22,7 @@
 
 #include "paperkernels/relu/exact_product.hpp"
 #include "paperkernels/relu/one_hidden.hpp"
+#include "paperkernels/relu/row_scan.hpp"
 
 namespace paperkernels::relu {
 
@@ -253,24 +254,14 @@ class DeepForm {
     double* e = e_buf.data();
     double* col_abs = col_abs_.data();
     const std::size_t n = lay.cols;
+    const simd::Isa isa = simd::active();
+    const auto scaled_magnitudes =
+        simd::entry<ScaledMagnitudes, const double*, const double*, std::size_t, double*, double*>(isa);
+    const auto count_at_least = simd::entry<CountAtLeast, const double*, std::size_t, double, std::size_t*>(isa);
     for (std::size_t j = 0; j < lay.rows; ++j) {
-      const double* row = lay.W + j * n;
-      // |W_jk| * scale_k; the column sums of these flag neurons of layer l-1 without outgoing weights.
-      for (std::size_t k = 0; k < n; ++k) {
-        const double v = std::fabs(row[k]) * prev[k];
-        e[k] = v;
-        col_abs[k] += v;
-      }
-      double m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0;
-      std::size_t k = 0;
-      for (; k + 4 <= n; k += 4) {
-        m0 = std::max(m0, e[k]);
-        m1 = std::max(m1, e[k + 1]);
-        m2 = std::max(m2, e[k + 2]);
-        m3 = std::max(m3, e[k + 3]);
-      }
-      for (; k < n; ++k) m0 = std::max(m0, e[k]);
-      const double best = std::max(std::max(m0, m1), std::max(m2, m3));
+      // |W_jk| * scale_k and their maximum; the column sums of these flag neurons of layer l-1
+      // without outgoing weights.
+      const double best = scaled_magnitudes(lay.W + j * n, prev, n, e, col_abs);
       if (best == 0.0) {
         fail(lay.b[j] == 0.0 ? "a zero neuron" : "a constant neuron (zero incoming weights)");
         return;
@@ -285,13 +276,8 @@ class DeepForm {
       }
       // Candidates within the error margin of the float maximum.
       const double threshold = top * (1.0 - margin);
-      std::size_t n_close = bias >= threshold ? 1 : 0, last_close = 0;
-      for (std::size_t q = 0; q < n; ++q) {
-        if (e[q] >= threshold) {
-          ++n_close;
-          last_close = q;
-        }
-      }
+      std::size_t last_close = 0;
+      const std::size_t n_close = (bias >= threshold ? 1 : 0) + count_at_least(e, n, threshold, &last_close);
       int pivot;
       if (n_close > 1) {
         pivot = exact_argmax(l, j, e_buf, threshold, bias >= threshold);
