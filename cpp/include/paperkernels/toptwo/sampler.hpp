@@ -1628,12 +1628,21 @@ class Sampler {
   // key_of selects the key (Groups::key_pen or key_w) bounding value(j). The block of the smallest
   // bound is visited first, to start from a good best cost.
   template <class Value>
-  int index_search(int B, const CostBound& b, std::vector<double> Groups::*key_of, Value&& value, double& best) {
+  int index_search(int B, const CostBound& b, std::vector<double> Groups::*key_of, Value&& value, double& best,
+                   int hint) {
     best = kInf;
     int arm = -1;
     if (B != index_leader_) {  // the base leader has no entry: evaluate it first
       best = value(index_leader_);
       arm = index_leader_;
+    }
+    // The answer of the previous search (often the answer again) sets the bar before any block.
+    if (hint >= 0 && hint != B && hint != arm) {
+      const double v = value(hint);
+      if (v < best || (v == best && (arm < 0 || hint < arm))) {
+        best = v;
+        arm = hint;
+      }
     }
     double* lower = block_lower_.data();
     simd::dispatch<LowerBounds>(simd::active(), &b, static_cast<const Groups*>(&blocks_), (blocks_.*key_of).data(),
@@ -1683,7 +1692,7 @@ class Sampler {
           const double w = pair_cost(B, j);
           return penalise ? w + log_count_[j] : w;
         },
-        best);
+        best, challenger_);
     challenger_known_ = true;
   }
 
@@ -1693,7 +1702,7 @@ class Sampler {
     index_ready(B);
     const CostBound b = index_bounds(B);
     witness_ = index_search(
-        B, b, &Groups::key_w, [&](int j) { return pair_cost(B, j); }, z_);
+        B, b, &Groups::key_w, [&](int j) { return pair_cost(B, j); }, z_, witness_);
     w_leader_ = B;
     statistic_known_ = true;
   }
