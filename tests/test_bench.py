@@ -218,7 +218,7 @@ def test_a_failing_module_does_not_hide_the_others(monkeypatch, tmp_path, capsys
     assert "FAILED: greedy, relu" in capsys.readouterr().out
 
 
-def test_dense_kernels_have_a_row_per_isa_and_the_dgemm_rate(quick):
+def test_simd_kernels_have_a_row_per_isa_and_dense_ones_the_dgemm_rate(quick):
     _, record, stdout = quick
     supported = paperkernels.supported_isas()
     assert record["supported_isas"] == supported
@@ -226,6 +226,8 @@ def test_dense_kernels_have_a_row_per_isa_and_the_dgemm_rate(quick):
         ("greedy", "dense", "time per fit"),
         ("greedy", "wide", "time per fit"),
         ("shapes", "masks", "throughput"),
+        ("relu", "canonical form", "time per form"),
+        ("toptwo", "scaling K=1000", "throughput"),  # the cost index
     ):
         rows = [
             m

@@ -485,6 +485,9 @@ class IncrementalSampler {
 }  // namespace
 
 void bind_toptwo(py::module_& m) {
+  // From this many arms on the sampler takes the leader from a tree and the challenger from the
+  // cost index (the benchmarks time that path under every instruction set).
+  m.attr("indexed_arms") = kIndexedArms;
   // The options as enum types: Python validates the user's strings once and passes members, so no
   // string is parsed and no bare integer is cast here.
   py::enum_<Arms>(m, "Arms", "Reward distributions of the arms.")

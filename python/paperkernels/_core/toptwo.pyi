@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Arms', 'Challenger', 'Config', 'Leader', 'Racing', 'Rule', 'Sampler', 'ThresholdKind', 'TieBreak', 'Tracking', 'characteristic_time', 'identify', 'kl_bernoulli', 'matrix_game', 'run_many', 'threshold', 'transportation_cost']
+__all__: list[str] = ['Arms', 'Challenger', 'Config', 'Leader', 'Racing', 'Rule', 'Sampler', 'ThresholdKind', 'TieBreak', 'Tracking', 'characteristic_time', 'identify', 'indexed_arms', 'kl_bernoulli', 'matrix_game', 'run_many', 'threshold', 'transportation_cost']
 class Arms:
     """
     Reward distributions of the arms.
@@ -475,3 +475,4 @@ def transportation_cost(mu_i: typing.Annotated[numpy.typing.ArrayLike, numpy.flo
     """
     Elementwise transportation cost W(i, j) of flat arrays.
     """
+indexed_arms: int = 256
