@@ -290,6 +290,16 @@ class CartesianBasis {
 
   void enumerate_pixels(Checkpoint& checkpoint) {
     const double dA = 4.0 / (static_cast<double>(H_) * W_);
+    // Room for every candidate up front (a triangle of orbits, or every pixel): on large grids the
+    // vectors reach hundreds of MB, and growing one copies it in a single step that cannot poll for
+    // Ctrl-C. Pages are touched only as pixels are added.
+    const std::size_t per_side = (static_cast<std::size_t>(W_) + 1) / 2;
+    const std::size_t candidates =
+        folded_ ? per_side * (per_side + 1) / 2 : static_cast<std::size_t>(H_) * static_cast<std::size_t>(W_);
+    orbit_.reserve(candidates * orbit_size());
+    centre_x_.reserve(candidates);
+    centre_y_.reserve(candidates);
+    weight_.reserve(candidates);
     if (folded_) {
       // Centred coordinates a = 2j + 1 - W, b = W - 1 - 2i share the parity of W - 1.
       const std::int64_t start = (W_ % 2 == 0) ? 1 : 0;
