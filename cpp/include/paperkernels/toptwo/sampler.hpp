@@ -1536,19 +1536,46 @@ class Sampler {
     index_s0_ = S_[B];
     index_own0_ = own_[B];
     index_inv_n0_ = inv_n_[B];
-    for (int j = 0; j < K_; ++j) {
-      if (j == B) {
-        index_empty(j);
-        continue;
-      }
-      index_keys(j);
-      if (fresh || j == previous) index_counts(j);
+    index_keys_except(B);
+    index_empty(B);
+    if (fresh) {
+      for (int j = 0; j < K_; ++j)
+        if (j != B) index_counts(j);
+    } else if (previous >= 0 && previous != B) {
+      index_counts(previous);
     }
     for (std::size_t q = 0; q < blocks; ++q) index_summarise(q);
     index_valid_ = true;
     index_stale_ = false;
     index_searches_ = 0;
     index_work_ = 0;
+  }
+
+  // index_keys(j) for every arm j != B. With direct tables, Bernoulli base costs in one loop with
+  // the table read hoisted: the same operations as base_cost, without its per-arm dispatch.
+  void index_keys_except(int B) {
+    if constexpr (kind == Arms::bernoulli) {
+      if (direct()) {
+        const double* table = direct_n_log_n_;
+        const bool penalise = opt_.challenger == Challenger::tci;
+        auto keys = [&](int first, int last) {
+          for (int j = first; j < last; ++j) {
+            const std::int64_t n = index_n0_ + N_[j], s = index_s0_ + S_[j];
+            const double g = (table[n] - table[s]) - table[n - s];
+            double w = (g - index_own0_) - own_[j];
+            w = w < 0.0 ? 0.0 : w;
+            const std::size_t i = static_cast<std::size_t>(j);
+            arms_.key_w[i] = w;
+            arms_.key_pen[i] = penalise ? w + log_count_[j] : w;
+          }
+        };
+        keys(0, B);
+        keys(B + 1, K_);
+        return;
+      }
+    }
+    for (int j = 0; j < K_; ++j)
+      if (j != B) index_keys(j);
   }
 
   void index_update(int j) {
