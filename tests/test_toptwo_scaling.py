@@ -51,17 +51,17 @@ def _brute_force(st, arms, penalise):
 
 
 @pytest.mark.parametrize(
-    "arms, challenger, tie_break, top",
+    "arms, challenger, tie_break, top, K, steps",
     [
-        ("bernoulli", "TCI", "random", [0.6, 0.6]),
-        ("bernoulli", "TC", "first", [0.6]),
-        ("gaussian", "TCI", "random", [0.6]),
+        ("bernoulli", "TCI", "random", [0.6, 0.6], 300, 5000),
+        ("bernoulli", "TC", "first", [0.6], 300, 5000),
+        ("gaussian", "TCI", "random", [0.6], 300, 5000),
+        ("bernoulli", "TCI", "random", [0.6, 0.6], 2100, 3600),  # more than 64 blocks of arms
     ],
 )
-def test_many_arms_index_equals_brute_force_at_every_step(arms, challenger, tie_break, top):
+def test_many_arms_index_equals_brute_force_at_every_step(arms, challenger, tie_break, top, K, steps):
     # Long runs of the incremental sampler on its own decisions, with rewards drawn here; at every
     # step the tree-based leader, Z and challenger are compared with a scan over the costs W.
-    K, steps = 300, 5000
     rng = np.random.default_rng(11)
     mu = np.concatenate([top, rng.integers(0, 6, K - len(top)) / 10.0])
     s = tt.TopTwo(K, delta=1e-12, seed=3, arms=arms, sigma=0.5, challenger=challenger, tie_break=tie_break)

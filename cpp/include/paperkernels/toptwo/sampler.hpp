@@ -173,6 +173,48 @@ struct LowerBounds {
   }
 };
 
+// The mask of the values[0, count) at most `below` (count a multiple of 8, at most 64): bit i set
+// when values[i] <= below.
+struct AtMost {
+  template <simd::Isa I>
+  PAPERKERNELS_ALWAYS_INLINE static std::uint64_t run(const double* values, std::size_t count, double below) noexcept {
+    constexpr int W = simd::width<I>;
+    using V = simd::vec<I>;
+    using M = decltype(V{} < V{});
+    M lane_bits, bits = M{};
+    for (int l = 0; l < W; ++l) lane_bits[l] = std::int64_t{1} << l;
+    for (std::size_t i = 0; i < count; i += W) bits |= (simd::load<W>(values + i) <= below) & (lane_bits << i);
+    std::uint64_t mask = 0;
+    for (int l = 0; l < W; ++l) mask |= static_cast<std::uint64_t>(bits[l]);
+    return mask;
+  }
+};
+
+// The first index of the smallest of values[0, count) (count a positive multiple of 8, no NaN).
+struct FirstMinimum {
+  template <simd::Isa I>
+  PAPERKERNELS_ALWAYS_INLINE static std::size_t run(const double* values, std::size_t count) noexcept {
+    constexpr int W = simd::width<I>;
+    using V = simd::vec<I>;
+    using M = decltype(V{} < V{});
+    V low = simd::load<W>(values);
+    for (std::size_t i = W; i < count; i += W) {
+      const V x = simd::load<W>(values + i);
+      low = x < low ? x : low;
+    }
+    double least = low[0];
+    for (int l = 1; l < W; ++l) least = low[l] < least ? low[l] : least;
+    M lane_bits;
+    for (int l = 0; l < W; ++l) lane_bits[l] = std::int64_t{1} << l;
+    for (std::size_t i = 0;; i += W) {
+      const M hit = (simd::load<W>(values + i) == least) & lane_bits;
+      std::uint64_t bits = 0;
+      for (int l = 0; l < W; ++l) bits |= static_cast<std::uint64_t>(hit[l]);
+      if (bits != 0) return i + static_cast<std::size_t>(__builtin_ctzll(bits));
+    }
+  }
+};
+
 // Block q of g (kBlockArms groups from q kBlockArms) summarised into group q of `blocks`.
 struct SummariseBlock {
   template <simd::Isa I>
@@ -1632,13 +1674,17 @@ class Sampler {
     std::uint64_t candidates = simd::dispatch<LowerBounds>(simd::active(), &b, static_cast<const Groups*>(&arms_), key,
                                                            first, kBlockArms, best, static_cast<double*>(lower));
     work += kBlockArms;
+    const std::int64_t* counts = N_.data();
+    const Sum* sums = S_.data();
+    std::int64_t arm_count = arm >= 0 ? counts[arm] : -1;  // no arm has -1 pulls
+    Sum arm_sum = arm >= 0 ? sums[arm] : Sum{0};
     for (; candidates != 0; candidates &= candidates - 1) {
       const std::size_t i = static_cast<std::size_t>(__builtin_ctzll(candidates));
       if (!(lower[i] <= best)) continue;  // best may have dropped since the mask was taken
       const int j = static_cast<int>(first + i);
       if (j == B) continue;
       // An arm with the counts of the best arm so far has its cost: it wins only by a lower index.
-      if (arm >= 0 && N_[j] == N_[arm] && S_[j] == S_[arm]) {
+      if (counts[j] == arm_count && sums[j] == arm_sum) {
         if (j < arm) arm = j;
         continue;
       }
@@ -1647,6 +1693,8 @@ class Sampler {
       if (v < best || (v == best && (arm < 0 || j < arm))) {
         best = v;
         arm = j;
+        arm_count = counts[j];
+        arm_sum = sums[j];
       }
     }
   }
@@ -1675,14 +1723,23 @@ class Sampler {
     simd::dispatch<LowerBounds>(simd::active(), &b, static_cast<const Groups*>(&blocks_), (blocks_.*key_of).data(),
                                 std::size_t{0}, blocks_.size(), kInf, lower);
     std::int64_t work = static_cast<std::int64_t>(n_blocks_);
-    std::size_t start = 0;
-    for (std::size_t q = 1; q < n_blocks_; ++q)
-      if (lower[q] < lower[start]) start = q;
+    // The first block of the smallest bound (the padding past n_blocks_ is +inf: never first).
+    const std::size_t start =
+        simd::dispatch<FirstMinimum>(simd::active(), static_cast<const double*>(lower), blocks_.size());
     const double* key = (arms_.*key_of).data();
     if (lower[start] <= best) {
       index_visit(start, B, b, key, value, best, arm, work);
-      for (std::size_t q = 0; q < n_blocks_; ++q)
-        if (q != start && lower[q] <= best) index_visit(q, B, b, key, value, best, arm, work);
+      // The other blocks in index order, each while its bound is at most the best value: those above
+      // it now stay above it (best only drops), the others are tested again when reached.
+      for (std::size_t q0 = 0; q0 < n_blocks_; q0 += 64) {
+        const std::size_t count = std::min<std::size_t>(64, blocks_.size() - q0);  // a multiple of 8
+        for (std::uint64_t m =
+                 simd::dispatch<AtMost>(simd::active(), static_cast<const double*>(lower + q0), count, best);
+             m != 0; m &= m - 1) {
+          const std::size_t q = q0 + static_cast<std::size_t>(__builtin_ctzll(m));
+          if (q != start && q < n_blocks_ && lower[q] <= best) index_visit(q, B, b, key, value, best, arm, work);
+        }
+      }
     }
     // Rebuild when a search costs more than the average search since the last rebuild, the
     // rebuild included (a rebuild costs about kRebuild K).
