@@ -228,6 +228,7 @@ def test_simd_kernels_have_a_row_per_isa_and_dense_ones_the_dgemm_rate(quick):
         ("shapes", "masks", "throughput"),
         ("relu", "canonical form", "time per form"),
         ("toptwo", "scaling K=1000", "throughput"),  # the cost index
+        ("toptwo", "long episode K=1000", "throughput"),
     ):
         rows = [
             m

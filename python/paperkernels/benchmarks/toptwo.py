@@ -15,7 +15,9 @@ pooled over every round, must agree within 4 standard errors.
 
 Scaling in K: pulls/s of run_many on one core (CPU time) at K = 10, 100 and 1000 arms, with the best
 arm at 0.6 and the others spread evenly over [0.1, 0.5], so that the cost of a pull as K grows is
-visible.
+visible. Those episodes are short (about 160 pulls per arm), and their first pulls, while most arms
+have one or two pulls and equal costs, cost about O(K) each; one long episode at K = 1000 (the other
+arms over [0.1, 0.597], about 5 x 10^6 pulls) shows the per-pull cost once the cost index prunes.
 """
 
 from __future__ import annotations
@@ -183,6 +185,35 @@ def scaling_instance(K: int) -> np.ndarray:
     return np.round(np.concatenate([[0.6], np.linspace(0.5, 0.1, K - 1)]), 6)
 
 
+def long_instance(K: int) -> np.ndarray:
+    """Best arm 0.6, the other K - 1 arms evenly spread over [0.1, 0.597]: a close second arm."""
+    return np.round(np.concatenate([[0.6], np.linspace(0.597, 0.1, K - 1)]), 6)
+
+
+def run_long_episode(rec: Recorder, K: int, delta: float) -> None:
+    mu = long_instance(K)
+    rounds = 1 if rec.quick else 2
+    max_steps = 200_000 if rec.quick else 10**8  # quick: a truncated episode
+    for _ in rec.each_isa():
+        timer = Timer("cpu")
+        taus = []
+        for round_ in range(rounds):
+            out = timer.run(
+                functools.partial(toptwo.identify, mu, delta, beta=BETA, seed=round_, max_steps=max_steps),
+                units=lambda r: float(r.tau),
+            )
+            taus.append(out.tau)
+        rec.rate(
+            f"long episode K={K}",
+            "paperkernels",
+            timer,
+            unit="pulls/s",
+            threads=1,
+            checks=[],
+            detail=f"one episode per round, tau {', '.join(str(t) for t in taus)}",
+        )
+
+
 def run_scaling(rec: Recorder) -> None:
     delta = 0.01
     rounds = 2 if rec.quick else 3
@@ -215,3 +246,8 @@ def run_scaling(rec: Recorder) -> None:
                 checks=[],
                 detail=f"{runs} runs per round, mean tau {tau.mean():.0f}",
             )
+    rec.note(
+        f"long episode: beta-EB-TCI, Bernoulli arms, delta = {delta}, mu = (0.6, K - 1 arms evenly spread over "
+        "[0.1, 0.597]); identify on one thread, CPU time, one episode per round"
+    )
+    run_long_episode(rec, SCALING_K[-1], delta)
