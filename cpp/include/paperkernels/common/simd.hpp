@@ -22,6 +22,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -136,6 +137,26 @@ struct Vec {
 // A vector of one register's doubles under instruction set I.
 template <Isa I>
 using vec = typename Vec<width<I>>::type;
+
+// The lanes of a comparison of two vec<I>: 64-bit integers, -1 where true and 0 where false.
+template <Isa I>
+using lanes = decltype(vec<I>{} < vec<I>{});
+
+// Lane l holds 2^l, so that `(comparison) & (lane_bits<I>() << s)` puts lane l's outcome at bit
+// s + l; fold_bits ORs the lanes into one 64-bit mask.
+template <Isa I>
+PAPERKERNELS_ALWAYS_INLINE lanes<I> lane_bits() noexcept {
+  lanes<I> b;
+  for (int l = 0; l < width<I>; ++l) b[l] = std::int64_t{1} << l;
+  return b;
+}
+
+template <Isa I>
+PAPERKERNELS_ALWAYS_INLINE std::uint64_t fold_bits(lanes<I> b) noexcept {
+  std::uint64_t mask = 0;
+  for (int l = 0; l < width<I>; ++l) mask |= static_cast<std::uint64_t>(b[l]);
+  return mask;
+}
 
 template <int W>
 PAPERKERNELS_ALWAYS_INLINE typename Vec<W>::type load(const double* x) noexcept {

@@ -21,7 +21,7 @@ struct ScaledMagnitudes {
                                                double* col_sum) noexcept {
     constexpr int W = simd::width<I>;
     using V = simd::vec<I>;
-    using M = decltype(V{} < V{});
+    using M = simd::lanes<I>;
     const M magnitude_bits = M{} + INT64_MAX;  // every bit but the sign: |w| as std::fabs has it
     V top{};
     std::size_t k = 0;
@@ -50,8 +50,7 @@ struct CountAtLeast {
   PAPERKERNELS_ALWAYS_INLINE static std::size_t run(const double* e, std::size_t n, double threshold,
                                                     std::size_t* last) noexcept {
     constexpr int W = simd::width<I>;
-    using V = simd::vec<I>;
-    using M = decltype(V{} < V{});  // lane masks: -1 where true, as 64-bit integers
+    using M = simd::lanes<I>;  // lane masks: -1 where true, as 64-bit integers
     M count{}, last_index = M{} - 1, index{};
     for (int l = 0; l < W; ++l) index[l] = l;
     std::size_t k = 0;

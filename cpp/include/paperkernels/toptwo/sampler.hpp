@@ -144,9 +144,8 @@ struct LowerBounds {
     using V = simd::vec<I>;
     constexpr double inf = std::numeric_limits<double>::infinity();
     const CostBound b = *bound;
-    using M = decltype(V{} < V{});  // the integer lanes of a comparison: -1 (true) or 0
-    M lane_bits, bits = M{};        // bits: the mask's bits, spread over the lanes until the end
-    for (int l = 0; l < W; ++l) lane_bits[l] = std::int64_t{1} << l;
+    const simd::lanes<I> lane_bits = simd::lane_bits<I>();
+    simd::lanes<I> bits{};  // the mask's bits, spread over the lanes until the end
     const V zero = V{};
     const double* high_n = g->high_n.data() + first;
     for (std::size_t i = 0; i < count; i += W) {
@@ -167,9 +166,7 @@ struct LowerBounds {
       simd::store<W>(lower + i, out);
       if (i < 64) bits |= (out <= below) & (lane_bits << i);  // lane l: 2^(i + l) where out <= below
     }
-    std::uint64_t mask = 0;
-    for (int l = 0; l < W; ++l) mask |= static_cast<std::uint64_t>(bits[l]);
-    return mask;
+    return simd::fold_bits<I>(bits);
   }
 };
 
@@ -179,14 +176,10 @@ struct AtMost {
   template <simd::Isa I>
   PAPERKERNELS_ALWAYS_INLINE static std::uint64_t run(const double* values, std::size_t count, double below) noexcept {
     constexpr int W = simd::width<I>;
-    using V = simd::vec<I>;
-    using M = decltype(V{} < V{});
-    M lane_bits, bits = M{};
-    for (int l = 0; l < W; ++l) lane_bits[l] = std::int64_t{1} << l;
+    const simd::lanes<I> lane_bits = simd::lane_bits<I>();
+    simd::lanes<I> bits{};
     for (std::size_t i = 0; i < count; i += W) bits |= (simd::load<W>(values + i) <= below) & (lane_bits << i);
-    std::uint64_t mask = 0;
-    for (int l = 0; l < W; ++l) mask |= static_cast<std::uint64_t>(bits[l]);
-    return mask;
+    return simd::fold_bits<I>(bits);
   }
 };
 
@@ -196,7 +189,6 @@ struct FirstMinimum {
   PAPERKERNELS_ALWAYS_INLINE static std::size_t run(const double* values, std::size_t count) noexcept {
     constexpr int W = simd::width<I>;
     using V = simd::vec<I>;
-    using M = decltype(V{} < V{});
     V low = simd::load<W>(values);
     for (std::size_t i = W; i < count; i += W) {
       const V x = simd::load<W>(values + i);
@@ -204,13 +196,10 @@ struct FirstMinimum {
     }
     double least = low[0];
     for (int l = 1; l < W; ++l) least = low[l] < least ? low[l] : least;
-    M lane_bits;
-    for (int l = 0; l < W; ++l) lane_bits[l] = std::int64_t{1} << l;
+    const simd::lanes<I> lane_bits = simd::lane_bits<I>();
     for (std::size_t i = 0;; i += W) {
-      const M hit = (simd::load<W>(values + i) == least) & lane_bits;
-      std::uint64_t bits = 0;
-      for (int l = 0; l < W; ++l) bits |= static_cast<std::uint64_t>(hit[l]);
-      if (bits != 0) return i + static_cast<std::size_t>(__builtin_ctzll(bits));
+      const std::uint64_t hits = simd::fold_bits<I>((simd::load<W>(values + i) == least) & lane_bits);
+      if (hits != 0) return i + static_cast<std::size_t>(__builtin_ctzll(hits));
     }
   }
 };
@@ -1525,10 +1514,7 @@ class Sampler {
   // B gathers pulls) the index is rebuilt from B's current counts.
   double base_cost(int j) {
     if constexpr (kind == Arms::bernoulli) {
-      const std::int64_t n = index_n0_ + N_[j], s = index_s0_ + S_[j];
-      const double g = (table_n_log_n(n) - table_n_log_n(s)) - table_n_log_n(n - s);
-      const double w = (g - index_own0_) - own_[j];
-      return w < 0.0 ? 0.0 : w;
+      return bernoulli_base_cost([this](std::int64_t n) { return table_n_log_n(n); }, j);
     } else {
       const double d = index_own0_ - own_[j];
       return d * d / (two_sigma2_ * (index_inv_n0_ + inv_n_[j]));
@@ -1543,10 +1529,19 @@ class Sampler {
   // slot and the padding are empty: never bounded, never evaluated.
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
+  // Bernoulli base cost, n log n read through `n_log_n` (see base_cost).
+  template <class Table>
+  double bernoulli_base_cost(const Table& n_log_n, int j) {
+    const std::int64_t n = index_n0_ + N_[j], s = index_s0_ + S_[j];
+    const double g = (n_log_n(n) - n_log_n(s)) - n_log_n(n - s);
+    const double w = (g - index_own0_) - own_[j];
+    return w < 0.0 ? 0.0 : w;
+  }
+
   // Arm j's base costs (what a rebuild changes) and its counts (what only its pulls change).
-  void index_keys(int j) {
+  void index_keys(int j) { index_keys(j, base_cost(j)); }
+  void index_keys(int j, double w) {
     const std::size_t i = static_cast<std::size_t>(j);
-    const double w = base_cost(j);
     arms_.key_w[i] = w;
     arms_.key_pen[i] = opt_.challenger == Challenger::tci ? w + log_count_[j] : w;
   }
@@ -1593,26 +1588,16 @@ class Sampler {
     index_work_ = 0;
   }
 
-  // index_keys(j) for every arm j != B. With direct tables, Bernoulli base costs in one loop with
-  // the table read hoisted: the same operations as base_cost, without its per-arm dispatch.
+  // index_keys(j) for every arm j != B. With direct tables, Bernoulli base costs read the table
+  // itself, without base_cost's choice of table per read, in two loops around B (a test of j per
+  // arm cost 3 % of a K = 1000 run's instructions).
   void index_keys_except(int B) {
     if constexpr (kind == Arms::bernoulli) {
       if (direct()) {
         const double* table = direct_n_log_n_;
-        const bool penalise = opt_.challenger == Challenger::tci;
-        auto keys = [&](int first, int last) {
-          for (int j = first; j < last; ++j) {
-            const std::int64_t n = index_n0_ + N_[j], s = index_s0_ + S_[j];
-            const double g = (table[n] - table[s]) - table[n - s];
-            double w = (g - index_own0_) - own_[j];
-            w = w < 0.0 ? 0.0 : w;
-            const std::size_t i = static_cast<std::size_t>(j);
-            arms_.key_w[i] = w;
-            arms_.key_pen[i] = penalise ? w + log_count_[j] : w;
-          }
-        };
-        keys(0, B);
-        keys(B + 1, K_);
+        const auto direct_table = [table](std::int64_t n) { return table[n]; };
+        for (int j = 0; j < B; ++j) index_keys(j, bernoulli_base_cost(direct_table, j));
+        for (int j = B + 1; j < K_; ++j) index_keys(j, bernoulli_base_cost(direct_table, j));
         return;
       }
     }
