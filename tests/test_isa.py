@@ -168,8 +168,12 @@ def test_relu_deep_form_same_bits_under_every_isa(widths, values):
         assert handle.ok  # the float path, not the exact fallback for degenerate networks
         return tuple(np.array(v) for v in handle.scales() + handle.pivots() + handle.orders())
 
+    def parameters():
+        _, weights, biases = deep_handle(net).materialize()
+        return tuple(weights + biases)
+
     under_every_isa(decisions)
-    parts = under_every_isa(lambda: tuple(deep_handle(net).materialize()[1] + deep_handle(net).materialize()[2]))
+    parts = under_every_isa(parameters)
     if values == "normal":  # no near ties: the plain numpy procedure gives the same values
         ref_W, ref_b = numpy_deep_form(*net.float_parameters())
         for got, ref in zip(parts, ref_W + ref_b, strict=True):

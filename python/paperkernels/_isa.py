@@ -1,8 +1,8 @@
 """The instruction set of the SIMD kernels, and a report of the build and the machine.
 
 Every SIMD kernel of the C++ core (the shapes moments and field synthesis, the greedy Gram matrix
-and learner updates, the toptwo cost index, the relu deep canonical form) is compiled for AVX-512, AVX2 and the SSE2 baseline and runs the
-variant of the instruction set in use: the widest this CPU supports, unless the environment variable
+and learner updates, the toptwo cost index, the relu deep canonical form) is compiled for AVX-512,
+AVX2 and the SSE2 baseline and runs the variant of the instruction set in use: the widest this CPU supports, unless the environment variable
 ``PAPERKERNELS_ISA`` (read when paperkernels is imported) or :func:`set_isa` chose another. Every
 instruction set returns the same bits (the kernels only reorder work across vector lanes, never
 the sums), so the choice changes the speed only, except the greedy Gram matrix: fused multiply-adds

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -190,28 +191,20 @@ def long_instance(K: int) -> np.ndarray:
     return np.round(np.concatenate([[0.6], np.linspace(0.597, 0.1, K - 1)]), 6)
 
 
-def run_long_episode(rec: Recorder, K: int, delta: float) -> None:
-    mu = long_instance(K)
-    rounds = 1 if rec.quick else 2
-    max_steps = 200_000 if rec.quick else 10**8  # quick: a truncated episode
-    for _ in rec.each_isa():
-        timer = Timer("cpu")
-        taus = []
-        for round_ in range(rounds):
-            out = timer.run(
-                functools.partial(toptwo.identify, mu, delta, beta=BETA, seed=round_, max_steps=max_steps),
-                units=lambda r: float(r.tau),
-            )
-            taus.append(out.tau)
-        rec.rate(
-            f"long episode K={K}",
-            "paperkernels",
-            timer,
-            unit="pulls/s",
-            threads=1,
-            checks=[],
-            detail=f"one episode per round, tau {', '.join(str(t) for t in taus)}",
-        )
+def pull_rate(
+    rec: Recorder,
+    workload: str,
+    rounds: int,
+    run_round: Callable[[int], Any],
+    pulls: Callable[[Any], float],
+    detail: Callable[[list[Any]], str],
+) -> None:
+    """Times ``run_round(r)`` for rounds r = 0, 1, ... on this process's CPU clock and records its best
+    pulls/s (``pulls(result)`` pulls per round) as one paperkernels row of ``workload``, described by
+    ``detail(results of every round)``."""
+    timer = Timer("cpu")
+    results = [timer.run(functools.partial(run_round, r), units=pulls) for r in range(rounds)]
+    rec.rate(workload, "paperkernels", timer, unit="pulls/s", threads=1, checks=[], detail=detail(results))
 
 
 def run_scaling(rec: Recorder) -> None:
@@ -228,26 +221,28 @@ def run_scaling(rec: Recorder) -> None:
         # With many arms the challenger comes from the cost index, a SIMD kernel: one row per
         # instruction set.
         for _ in rec.each_isa() if K >= _core.toptwo.indexed_arms else [None]:
-            timer = Timer("cpu")
-            taus: list[np.ndarray] = []
-            for round_ in range(rounds):
-                out = timer.run(
-                    functools.partial(toptwo.run_many, mu, delta, runs, beta=BETA, seed=round_, n_threads=1),
-                    units=lambda r: float(r.tau.sum()),
-                )
-                taus.append(out.tau)
-            tau = np.concatenate(taus)
-            rec.rate(
+            pull_rate(
+                rec,
                 f"scaling K={K}",
-                "paperkernels",
-                timer,
-                unit="pulls/s",
-                threads=1,
-                checks=[],
-                detail=f"{runs} runs per round, mean tau {tau.mean():.0f}",
+                rounds,
+                lambda r: toptwo.run_many(mu, delta, runs, beta=BETA, seed=r, n_threads=1),
+                lambda out: float(out.tau.sum()),
+                lambda outs: f"{runs} runs per round, mean tau {np.concatenate([o.tau for o in outs]).mean():.0f}",
             )
+
+    K = SCALING_K[-1]
+    mu = long_instance(K)
     rec.note(
         f"long episode: beta-EB-TCI, Bernoulli arms, delta = {delta}, mu = (0.6, K - 1 arms evenly spread over "
         "[0.1, 0.597]); identify on one thread, CPU time, one episode per round"
     )
-    run_long_episode(rec, SCALING_K[-1], delta)
+    max_steps = 200_000 if rec.quick else 10**8  # quick: a truncated episode
+    for _ in rec.each_isa():
+        pull_rate(
+            rec,
+            f"long episode K={K}",
+            1 if rec.quick else 2,
+            lambda r: toptwo.identify(mu, delta, beta=BETA, seed=r, max_steps=max_steps),
+            lambda out: float(out.tau),
+            lambda outs: f"one episode per round, tau {', '.join(str(o.tau) for o in outs)}",
+        )

@@ -1649,6 +1649,12 @@ class Sampler {
     return b;
   }
 
+  // Whether value v of arm j ranks before the best (value, arm) so far (arm < 0: none yet): the
+  // smaller value, the lower index among equal values.
+  static bool ranks_first(double v, int j, double best, int arm) noexcept {
+    return v < best || (v == best && (arm < 0 || j < arm));
+  }
+
   // The arms of block q against the best (value, arm) so far.
   template <class Value>
   void index_visit(std::size_t q, int B, const CostBound& b, const double* key, Value& value, double& best, int& arm,
@@ -1675,7 +1681,7 @@ class Sampler {
       }
       const double v = value(j);
       work += 8;
-      if (v < best || (v == best && (arm < 0 || j < arm))) {
+      if (ranks_first(v, j, best, arm)) {
         best = v;
         arm = j;
         arm_count = counts[j];
@@ -1699,7 +1705,7 @@ class Sampler {
     // The answer of the previous search (often the answer again) sets the bar before any block.
     if (hint >= 0 && hint != B && hint != arm) {
       const double v = value(hint);
-      if (v < best || (v == best && (arm < 0 || hint < arm))) {
+      if (ranks_first(v, hint, best, arm)) {
         best = v;
         arm = hint;
       }
