@@ -282,6 +282,8 @@ class Sampler {
         own_(K_, 0.0),
         inv_n_(K_, 0.0),
         log_count_(K_, 0.0),
+        log_s_(kind == Arms::bernoulli ? K_ : 0, 0.0),
+        log_f_(kind == Arms::bernoulli ? K_ : 0, 0.0),
         L_(K_, 0),
         M_(K_, 0),
         w_(K_, 0.0),
@@ -1076,6 +1078,7 @@ class Sampler {
         refresh_arm(a);
       } else {
         own_[a] = inv_n_[a] = log_count_[a] = 0.0;
+        if constexpr (kind == Arms::bernoulli) log_s_[a] = log_f_[a] = 0.0;
       }
     }
     maximisers_known_ = false;
@@ -1119,10 +1122,13 @@ class Sampler {
     if (t_ >= direct_limit_) raise_direct_limit();
     if (N_[arm] == 1) --unpulled_;
     if (N_[arm] == opt_.min_pulls) --below_min_;
-    refresh_arm(arm);
+    if constexpr (kind == Arms::bernoulli)
+      refresh_arm(arm, reward != 0, reward == 0);
+    else
+      refresh_arm(arm);
     if (__builtin_expect(indexed_, 0)) {
       // Many arms: the tournament tree and the cost index follow the one arm that changed.
-      indexed_update(arm);
+      indexed_update(arm, kind == Arms::bernoulli && reward != 0);
       leader_ = -1;
       selection_ = -1;
       statistic_known_ = challenger_known_ = false;
@@ -1245,10 +1251,21 @@ class Sampler {
 
   double table_n_log_n(std::int64_t n) { return direct() ? direct_n_log_n_[n] : n_log_n_(n); }
 
-  void refresh_arm(int a) {
-    log_count_[a] = direct() ? direct_log_[N_[a]] : log_n_(N_[a]);
+  // Arm a's cached functions of its counts: log N_a, and for Bernoulli arms log S_a, log F_a
+  // (F_a = N_a - S_a) and G(S_a, N_a) = N_a log N_a - S_a log S_a - F_a log F_a, every product n log n
+  // formed as the n log n table forms it (n times log n), so the bits do not depend on where a log
+  // came from. A pull changes N_a and only one of S_a and F_a (`s_grew`, `f_grew`): two logs instead
+  // of four, which matters past the tables' 2^18 entries, where each log is a libm call.
+  void refresh_arm(int a) { refresh_arm(a, true, true); }
+  void refresh_arm(int a, bool s_grew, bool f_grew) {
+    const double log_n = log_of(N_[a]);
+    log_count_[a] = log_n;
     if constexpr (kind == Arms::bernoulli) {
-      own_[a] = (table_n_log_n(N_[a]) - table_n_log_n(S_[a])) - table_n_log_n(N_[a] - S_[a]);  // G(S_a, N_a)
+      const std::int64_t n = N_[a], s = S_[a], f = n - s;
+      if (s_grew) log_s_[a] = log_of(s);
+      if (f_grew) log_f_[a] = log_of(f);
+      own_[a] =
+          (static_cast<double>(n) * log_n - static_cast<double>(s) * log_s_[a]) - static_cast<double>(f) * log_f_[a];
     } else {
       if (!(S_[a] - S_[a] == 0.0)) throw invalid_argument("reward: the sum of rewards of an arm overflowed");
       own_[a] = S_[a] / static_cast<double>(N_[a]);  // empirical mean
@@ -1398,8 +1415,9 @@ class Sampler {
   // ---- Many arms (K >= kIndexedArms). The leader comes from a tournament tree and the challenger
   // and Z from a bounded index over the arms; both return exactly what the scans above return.
 
-  [[gnu::noinline]] void indexed_update(int arm) {
-    if (tree_valid_) tree_update(arm);
+  // `rose`: the arm's mean did not drop (a Bernoulli success).
+  [[gnu::noinline]] void indexed_update(int arm, bool rose) {
+    if (tree_valid_) tree_update(arm, rose);
     if (index_valid_ && arm != index_leader_) index_update(arm);
   }
 
@@ -1451,8 +1469,10 @@ class Sampler {
   }
 
   // Up from a's leaf until a node keeps its winner and count, the winner not being a (whose mean
-  // changed): the nodes above depend on nothing else that changed.
-  void tree_update(int a) {
+  // changed): the nodes above depend on nothing else that changed. The unique best arm whose mean
+  // did not drop (`rose`) stays the unique best of every subtree that holds it: no node changes.
+  void tree_update(int a, bool rose) {
+    if (rose && tree_arm_[1] == a && tree_count_[1] == 1) return;
     for (int i = (pow2_ + a) / 2; i >= 1; i /= 2) {
       const int arm = tree_arm_[i];
       const std::uint64_t count = tree_count_[i];
@@ -1623,9 +1643,9 @@ class Sampler {
       double scale = (std::fabs(own_[B]) + std::fabs(index_own0_)) + static_cast<double>(dn);
       b.C = -lambda;
       if (dn > 0 && s1 > 0 && s1 < n1) {
-        const double log_n1 = log_of(n1);
-        const double a = static_cast<double>(ds) * (log_of(s1) - log_n1);
-        const double c = static_cast<double>(dn - ds) * (log_of(n1 - s1) - log_n1);
+        const double log_n1 = log_count_[B];
+        const double a = static_cast<double>(ds) * (log_s_[B] - log_n1);
+        const double c = static_cast<double>(dn - ds) * (log_f_[B] - log_n1);
         b.C = (-a - c) - lambda;
         const __int128 num = static_cast<__int128>(dn) * s1 - static_cast<__int128>(ds) * n1;
         b.D = (static_cast<double>(num) * b.n1) / (static_cast<double>(s1) * static_cast<double>(n1 - s1));
@@ -1793,6 +1813,7 @@ class Sampler {
   std::vector<double> own_;             // Bernoulli: G(S_a, N_a); Gaussian: empirical mean
   std::vector<double> inv_n_;           // Gaussian: 1 / N_a
   std::vector<double> log_count_;       // log N_a
+  std::vector<double> log_s_, log_f_;   // Bernoulli: log S_a and log(N_a - S_a) (0 for a zero count)
   std::vector<std::int64_t> L_;         // tracking: rounds as leader
   std::vector<std::int64_t> M_;         // tracking: pulls decided while leader
   std::vector<double> w_;               // W(w_leader_, j) (+inf at j = w_leader_), up to date unless dirty_
