@@ -4,6 +4,7 @@ checked against the plain-Python reference episode and against a brute-force eva
 cost at every step (many arms with equal counts, hence exactly equal costs, and tied leaders)."""
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -78,3 +79,48 @@ def test_many_arms_index_equals_brute_force_at_every_step(arms, challenger, tie_
     assert s.t == steps and not s.should_stop()
     if len(top) > 1:
         assert len(leaders) > 1  # the leader changed, so the index was rebuilt
+
+
+def _n_log_n(n):
+    return 0.0 if n == 0 else n * math.log(n)
+
+
+@pytest.mark.parametrize("K", [3, MANY])
+def test_costs_past_the_tables_equal_the_definition_bit_for_bit(K):
+    """Past 2^18 pulls the n log n tables stop and the sampler keeps each arm's logs itself (a pull
+    recomputes only the logs of the counts that grew): the costs must still be exactly
+    W(B, j) = max(0, G(S_B + S_j, N_B + N_j) - G(S_B, N_B) - G(S_j, N_j)) with G(s, n) =
+    n log n - s log s - (n - s) log(n - s), each product formed as n times log n, and a restored
+    copy (which recomputes every log) must agree."""
+    rng = np.random.default_rng(K)
+    heavy = np.arange(300_000) % 2  # arms 0 and 1 past 2^17 pulls each, the total past 2^18
+    light = np.tile(np.arange(K), 30)
+    arms = np.concatenate([light, heavy, light])
+    means = np.concatenate([[0.7, 0.65], np.linspace(0.5, 0.2, K - 2)])
+    rewards = (rng.random(arms.size) < means[arms]).astype(float)
+    s = tt.TopTwo(K, seed=1)
+    for part in np.array_split(np.arange(arms.size), 7):  # several batches, and single updates
+        s.update(arms[part], rewards[part])
+        s.update(int(arms[part[0]]), 1.0)
+        s.update(int(arms[part[1]]), 0.0)
+    st = s.state()
+    N = [int(n) for n in st.N]
+    S = [int(x) for x in st.S]
+    assert st.t > 2**18 and max(N) > 2**17
+
+    def G(s_, n_):
+        return (_n_log_n(n_) - _n_log_n(s_)) - _n_log_n(n_ - s_)
+
+    B = st.leader
+    for j in range(K):
+        if j == B:
+            continue
+        if S[j] * N[B] == S[B] * N[j]:
+            expected = 0.0
+        else:
+            w = (G(S[B] + S[j], N[B] + N[j]) - G(S[B], N[B])) - G(S[j], N[j])
+            expected = max(w, 0.0)
+        assert st.W[j] == expected, j
+    assert st.Z == min(st.W[j] for j in range(K) if j != B)
+    restored = pickle.loads(pickle.dumps(s)).state()
+    assert np.array_equal(restored.W, st.W) and restored.Z == st.Z and restored.challenger == st.challenger
