@@ -1,6 +1,8 @@
 """Hardening of paperkernels.greedy: random valid inputs keep the invariants, hostile inputs raise
 errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -222,6 +224,30 @@ class _Refuses:
 
     def __array__(self, dtype=None, copy=None):
         raise RuntimeError("cannot convert")
+
+
+def test_overflow_names_the_array_it_comes_from():
+    """Data whose column sums or sums of squares overflow are reported as X (before y, whose X^T y
+    overflows along with them), without numpy overflow warnings; y's own overflow names y."""
+    y3 = np.array([1.0, 2.0, 4.0])
+    for X, y in (
+        (np.array([[1e308], [1e308], [0.0]]), y3),
+        (np.array([[1.7e308], [0.0], [0.0]]), y3),
+        (X0 * 1e307, Y0),
+    ):
+        for precompute in ("auto", True, False):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                bad("X", fit, X, y, k=1, m=1, precompute=precompute)
+    for precompute in (True, False):
+        bad("y", fit, X0, Y0 * 1e300, precompute=precompute)
+
+
+def test_mse_path_refuses_two_column_targets():
+    model = fit(X0, Y0)
+    with pytest.raises(ValueError, match=r"y: expected a 1-d array of targets, got shape \(12, 2\)"):
+        model.mse_path(X0, np.c_[Y0, Y0])
+    assert np.array_equal(model.mse_path(X0, Y0[:, None]), model.mse_path(X0, Y0))
 
 
 def test_failing_conversions_and_masked_arrays_name_the_argument():

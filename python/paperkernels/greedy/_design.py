@@ -150,11 +150,13 @@ class CentredDesign:
         X = np.ascontiguousarray(X, dtype=np.float64)
         self.n_samples, self.n_features = X.shape
         self.fit_intercept = fit_intercept
-        self.x_mean = X.mean(axis=0) if fit_intercept else np.zeros(self.n_features)
         self.gram: np.ndarray | None = None
         self.xt: np.ndarray | None = None
         self._prepared: tuple[np.ndarray, Response] | None = None  # (y, its Response)
+        response = None
+        # Overflows are reported below, naming X (or y), not as numpy warnings.
         with np.errstate(over="ignore", invalid="ignore"):
+            self.x_mean = X.mean(axis=0) if fit_intercept else np.zeros(self.n_features)
             if gram:
                 # Our own kernels (not BLAS): the same Gram matrix and X^T y, bit for bit, whatever
                 # the BLAS library, its threads or n_threads.
@@ -164,7 +166,7 @@ class CentredDesign:
                 else:
                     y_mean, y_centred = self._centre(y)
                     self.gram, xty = _core.greedy.centred_gram(X, self._mean, n_threads, y_centred)
-                    self._prepared = (y, self._checked_response(y_mean, y_centred, xty))
+                    response = (y_mean, y_centred, xty)
                 self.col_sq = np.ascontiguousarray(np.diagonal(self.gram))
             else:
                 # Feature-major, so that the learners read each feature's samples contiguously.
@@ -172,8 +174,11 @@ class CentredDesign:
                 self.xt = xt
                 self.col_sq = np.einsum("ij,ij->i", xt, xt)
         # |x_i^T x_j| <= ||x_i|| ||x_j||: finite squared norms keep the whole Gram matrix finite.
+        # Checked before y, whose X^T y overflows too when X does.
         if not (np.all(np.isfinite(self.x_mean)) and np.all(np.isfinite(self.col_sq))):
             raise ValueError("X: values too large, sums of squares overflow float64; rescale X")
+        if response is not None:
+            self._prepared = (y, self._checked_response(*response))
 
     @property
     def _mean(self) -> np.ndarray | None:

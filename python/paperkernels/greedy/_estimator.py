@@ -351,7 +351,11 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         ((4,), True)
         """
         predictions = self.predict_path(X)
-        targets = as_array(y, "y").ravel()
+        targets = as_array(y, "y")
+        if targets.ndim == 2 and targets.shape[1] == 1:
+            targets = targets.ravel()
+        if targets.ndim != 1:
+            raise ValueError(f"y: expected a 1-d array of targets, got shape {targets.shape}")
         if len(targets) != predictions.shape[0]:
             raise ValueError(
                 f"Found input variables with inconsistent numbers of samples: X has {predictions.shape[0]}, "
