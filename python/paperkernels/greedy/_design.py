@@ -177,7 +177,7 @@ class CentredDesign:
         # Checked before y, whose X^T y overflows too when X does.
         if not (np.all(np.isfinite(self.x_mean)) and np.all(np.isfinite(self.col_sq))):
             raise ValueError("X: values too large, sums of squares overflow float64; rescale X")
-        if response is not None:
+        if response is not None and y is not None:
             self._prepared = (y, self._checked_response(*response))
 
     @property
