@@ -453,3 +453,42 @@ def test_slow_sampling_rules_stop_on_sigint(sampler):
         "from paperkernels import toptwo as T",
         f"T.identify([0.5, 0.499, 0.498, 0.497, 0.3, 0.2], 1e-9, sampler={sampler!r}, seed=1, max_steps=10**9)",
     )
+
+
+_SHARED_SAMPLER_CHILD = """
+import copy, threading
+import numpy as np
+from paperkernels import toptwo as T
+
+def mixed(s, seed, reads):
+    rng = np.random.default_rng(seed)
+    for k in range(1500):
+        s.update(s.select(), int(rng.random() < 0.5))
+        reads[k % len(reads)](s)
+
+READS = [lambda s: s.N, lambda s: s.state(), lambda s: copy.copy(s), lambda s: s.update([0, 1], [1, 0]),
+         lambda s: (s.should_stop(), s.recommendation, s.t)]
+for round_ in range(8):
+    s = T.TopTwo(5, delta=1e-6, seed=round_, threshold="union")
+    threads = [threading.Thread(target=mixed, args=(s, i, READS[i % 5:] + READS[:i % 5])) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert s.t == 8 * (1500 + 2 * 300), s.t
+print("done")
+"""
+
+
+def test_sampler_shared_by_eight_threads_never_deadlocks():
+    # Calls that build numpy arrays under the sampler's lock, mixed with calls that wait for it,
+    # once deadlocked with the GIL. In a child process, so that a deadlock fails instead of hanging.
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    done = subprocess.run(
+        [sys.executable, "-c", _SHARED_SAMPLER_CHILD], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0 and done.stdout.split() == ["done"], done.stderr[-2000:]

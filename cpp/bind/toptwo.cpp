@@ -225,7 +225,9 @@ void check_mu(const Config& config, const std::vector<double>& mu) {
 }
 
 // The incremental sampler behind paperkernels.toptwo.TopTwo. Methods lock a mutex, so concurrent
-// use from several Python threads is safe (if pointless).
+// use from several Python threads is safe (if pointless). No caller waits for the mutex while
+// holding the GIL (see lock): the holder may need the GIL to finish (it builds numpy arrays under
+// the lock, and a long batch polls for Ctrl-C), which would deadlock the two.
 class IncrementalSampler {
   using Variant = std::variant<Sampler<Arms::bernoulli>, Sampler<Arms::gaussian>>;
 
@@ -240,13 +242,13 @@ class IncrementalSampler {
   int K() const { return config_.options.K; }
 
   std::int64_t t() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const auto lock = lock_with_gil();
     return visit([](auto& s) { return s.t(); });
   }
 
   // (N, S) without touching the random stream.
   py::tuple counts() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const auto lock = lock_with_gil();
     return visit([](auto& s) {
       carray<std::int64_t> N(s.K());
       carray<double> S(s.K());
@@ -259,24 +261,24 @@ class IncrementalSampler {
   }
 
   bool initialised() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const auto lock = lock_with_gil();
     return visit([](auto& s) { return s.initialised(); });
   }
 
   int select() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const auto lock = lock_with_gil();
     return visit([](auto& s) { return s.select(); });
   }
 
   bool should_stop() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const auto lock = lock_with_gil();
     return visit([](auto& s) { return s.should_stop(); });
   }
 
   // Leader of the current state once initialised (may draw the tie-break), the lowest-indexed
   // empirical best before that, -1 while an arm is unpulled.
   int recommendation() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const auto lock = lock_with_gil();
     return visit([](auto& s) -> int {
       if (s.initialised()) return s.recommend();
       return s.all_pulled() ? s.first_leader() : -1;
@@ -284,7 +286,7 @@ class IncrementalSampler {
   }
 
   void update(int arm, double reward) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const auto lock = lock_with_gil();
     update_one(arm, reward);
   }
 
@@ -301,7 +303,7 @@ class IncrementalSampler {
     for (py::ssize_t i = 0; i < n; ++i) check_update(a[i], x[i]);
     py::gil_scoped_release release;  // before locking: a waiting caller may hold the GIL
     if (n < kPollEvery) {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::lock_guard<std::mutex> lock(mutex_);  // GIL released above
       apply_batch(a, x, n, nullptr);
       return;
     }
@@ -309,7 +311,7 @@ class IncrementalSampler {
     parallel_for(
         1, 1,
         [&](std::size_t, const StopToken& token) {
-          std::lock_guard<std::mutex> lock(mutex_);
+          std::lock_guard<std::mutex> lock(mutex_);  // a worker thread, without the GIL
           apply_batch(a, x, n, &token);
         },
         bind::python_signal_poll());
@@ -317,7 +319,7 @@ class IncrementalSampler {
 
   // (t, N, S, L, M, generator words, cached leader, cached selection).
   py::tuple get_state() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const auto lock = lock_with_gil();
     return visit([](auto& s) -> py::tuple {
       const auto st = s.snapshot();
       using Sum = typename std::decay_t<decltype(st.S)>::value_type;
@@ -351,7 +353,7 @@ class IncrementalSampler {
     require(rng_words.size() == 4, "state: expected four generator words");
     std::uint64_t rng[4];
     for (int w = 0; w < 4; ++w) rng[w] = rng_words[w].cast<std::uint64_t>();
-    std::lock_guard<std::mutex> lock(mutex_);
+    const auto lock = lock_with_gil();
     visit([&](auto& s) {
       using Sum = typename std::decay_t<decltype(s)>::Sum;
       SamplerState<Sum> st;
@@ -381,14 +383,14 @@ class IncrementalSampler {
   }
 
   void set_threshold_values(const carray<double>& values) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const auto lock = lock_with_gil();
     require(config_.options.threshold.kind() == ThresholdKind::array, "threshold: not an array threshold");
     config_.set_values(values);
     visit([&](auto& s) { s.set_threshold(config_.options.threshold); });
   }
 
   py::dict state() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const auto lock = lock_with_gil();
     return visit([&](auto& s) {
       const int K = s.K();
       carray<std::int64_t> N(K), L(K), M(K);
@@ -422,6 +424,17 @@ class IncrementalSampler {
   }
 
  private:
+  // The mutex, for a caller that holds the GIL: taken at once when free, otherwise waited for with
+  // the GIL released, so that the holder can take the GIL to finish.
+  std::unique_lock<std::mutex> lock_with_gil() {
+    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      py::gil_scoped_release release;
+      lock.lock();
+    }
+    return lock;
+  }
+
   template <class F>
   auto visit(F&& f) -> decltype(std::visit(std::forward<F>(f), std::declval<Variant&>())) {
     return std::visit(std::forward<F>(f), sampler_);
