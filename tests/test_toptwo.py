@@ -432,7 +432,9 @@ def _mp_inverse_T(mu, beta, dps=40):
 
         caps = [beta * (kl(top, m) if m > 0 else mpmath.inf) for a, m in enumerate(mu) if a != b]
         hi = min(caps)
-        hi = hi if hi != mpmath.inf else mpmath.mpf(50)
+        # Every kl(mu*, mu_a) infinite (arms at 0): a v where C_a = v needs w_a / beta near
+        # exp(v / mu*), inside the reference's bracket for v = 10 mu*.
+        hi = hi if hi != mpmath.inf else 10 * top
 
         def excess(v):
             return sum(weight(m, v / beta) for a, m in enumerate(mu) if a != b) - (1 - beta)
@@ -450,12 +452,67 @@ def _mp_inverse_T(mu, beta, dps=40):
         ([1.0, 0.7, 0.2], 0.6),  # best arm at 1
         ([0.5, 0.45, 0.4], 0.001),  # beta near 0
         ([0.5, 0.45, 0.4], 0.999),  # beta near 1
+        ([0.001, 0.0], 0.5),  # a small best mean against 0: weights exponential in 1 / T
+        ([0.002, 0.0, 0.0, 0.0], 0.5),
+        ([0.0005, 0.0, 0.0003], 0.2),
     ],
 )
 def test_characteristic_time_relative_error_far_below_1e_9(mu, beta):
     got = tt.characteristic_time(mu, beta=beta)
     exact = 1 / _mp_inverse_T(mu, beta)
     assert abs(got.T - float(exact)) <= 1e-12 * float(exact)
+
+
+def _mp_two_arm_T(top, other, beta):
+    """T*_beta of two Bernoulli arms in closed form: the weight of the other arm is 1 - beta."""
+    with mpmath.workdps(60):
+        b, top, other = mpmath.mpf(beta), mpmath.mpf(top), mpmath.mpf(other)
+        m = b * top + (1 - b) * other
+
+        def kl(p, q):
+            out = mpmath.mpf(0)
+            if p > 0:
+                out += p * mpmath.log(p / q)
+            if p < 1:
+                out += (1 - p) * mpmath.log((1 - p) / (1 - q))
+            return out
+
+        return 1 / (b * kl(top, m) + (1 - b) * kl(other, m))
+
+
+@pytest.mark.parametrize("top", [1e-3, 5e-4, 1e-7, 1e-10, 1e-30])
+def test_characteristic_time_of_a_small_mean_against_zero(top):
+    # kl(mu*, 0) is infinite and C_a grows only like mu* log(w_a): the solver once crept along
+    # the exponential and stopped at a wrong T with weights summing to 2 or 1e54.
+    for beta in (0.5, 0.2, 0.9):
+        for mu in ([top, 0.0], [0.0, top]):
+            got = tt.characteristic_time(mu, beta=beta)
+            exact = float(_mp_two_arm_T(top, 0.0, beta))
+            assert abs(got.T - exact) <= 1e-12 * exact and abs(sum(got.weights) - 1) <= 1e-12
+    # The optimal beta tends to 1/e and T* to e / mu* as mu* -> 0.
+    best = tt.characteristic_time([top, 0.0])
+    assert abs(sum(best.weights) - 1) <= 1e-12
+    at_best = float(_mp_two_arm_T(top, 0.0, best.beta))
+    assert abs(best.T - at_best) <= 1e-12 * at_best
+    for shift in (-1e-3, 1e-3):
+        assert float(_mp_two_arm_T(top, 0.0, best.beta + shift)) > best.T
+    if top <= 1e-7:
+        assert abs(best.beta - 1 / math.e) < 1e-5 and abs(best.T * top / math.e - 1) < 1e-5
+
+
+@pytest.mark.parametrize(
+    "mu,kwargs",
+    [
+        ([0.0, 5e-324], dict(beta=0.5)),
+        ([0.0, 5e-324], {}),
+        ([0.0, 0.0, 1e-300], {}),
+        ([1e-200, 0.0], dict(arms="gaussian")),
+        ([1e-200, 0.0], dict(arms="gaussian", beta=0.5)),
+    ],
+)
+def test_characteristic_time_beyond_the_doubles_is_refused(mu, kwargs):
+    with pytest.raises(ValueError, match="^mu: the characteristic time"):
+        tt.characteristic_time(mu, **kwargs)
 
 
 def test_optimal_beta_is_a_minimum_in_high_precision():

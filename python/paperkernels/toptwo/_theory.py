@@ -106,7 +106,10 @@ def characteristic_time(
     ValueError
         If ``mu`` has fewer than 2 arms, more than ``max_arms``, no unique maximum, or (Bernoulli)
         means outside [0, 1]; if ``beta`` is not in (0, 1); if ``arms`` is not a known name; if
-        ``sigma`` is not positive or its squared gaps overflow.
+        ``sigma`` is not positive or its squared gaps overflow; if the gaps or means are so small
+        that ``T`` or the costs leave float64 (Gaussian gaps below about ``1e-154 sigma``, Bernoulli
+        means below about ``1e-300``): every returned solution is checked (weights summing to 1,
+        every ``C_a(w) = 1 / T``).
     TypeError
         If an argument has the wrong type (e.g. a string ``beta``).
 

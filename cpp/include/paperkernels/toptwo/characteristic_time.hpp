@@ -59,11 +59,14 @@ inline double transportation_cost(double mu_i, double n_i, double mu_j, double n
 }
 
 // Root of an increasing function on (lo, hi), f(lo) < 0 < f(hi), by Newton steps that fall back to
-// bisection whenever they would leave the current bracket. f returns (value, derivative); a value
-// of +infinity is allowed (it just moves the upper end). Converged when a step is below
+// bisection whenever they would leave the current bracket or shrink too slowly (a step more than
+// half the one before last: Newton creeps where f is far from linear, e.g. exponential in x, as the
+// weights of an arm of mean 0 are in its transportation cost). f returns (value, derivative); a
+// value of +infinity is allowed (it just moves the upper end). Converged when a step is below
 // 4 eps max(|x|, scale).
 template <class F>
 double increasing_root(F&& f, double lo, double hi, double x, double scale = 0.0) {
+  double step = hi - lo, step_before = step;
   for (int iteration = 0; iteration < 500; ++iteration) {
     const std::pair<double, double> fx = f(x);
     if (fx.first == 0.0) return x;
@@ -72,7 +75,9 @@ double increasing_root(F&& f, double lo, double hi, double x, double scale = 0.0
     else
       hi = x;
     double next = x - fx.first / fx.second;
-    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (!(next > lo && next < hi) || 2.0 * std::fabs(next - x) > std::fabs(step_before)) next = 0.5 * (lo + hi);
+    step_before = step;
+    step = next - x;
     if (std::fabs(next - x) <= 4.0 * detail::kEps * std::max(std::fabs(next), scale)) return next;
     if (hi - lo <= 4.0 * detail::kEps * std::max(std::fabs(lo), std::fabs(hi))) return 0.5 * (lo + hi);
     x = next;
@@ -146,7 +151,7 @@ struct CharacteristicTime {
 // The nested root finding for one instance.
 class CharacteristicSolver {
  public:
-  CharacteristicSolver(const std::vector<double>& mu, Arms arms, double sigma) : arms_(arms) {
+  CharacteristicSolver(const std::vector<double>& mu, Arms arms, double sigma) : arms_(arms), sigma_(sigma) {
     const int K = static_cast<int>(mu.size());
     require(K >= 2, "mu: expected at least 2 arms, got ", K);
     require(sigma > 0.0 && std::isfinite(sigma), "sigma: expected a finite positive number");
@@ -185,7 +190,18 @@ class CharacteristicSolver {
     out.best = best_;
     out.weights.assign(K_, 0.0);
     out.weights[best_] = beta;
-    for (const Other& o : others_) out.weights[o.index] = o.weight;
+    // The solution, checked: T finite, the weights in the simplex and every C_a(w) equal to 1 / T.
+    // Gaps or means so small that T* or the costs leave the doubles (Gaussian gaps below about
+    // 1e-154 sigma, Bernoulli means below about 1e-300) fail here instead of giving a wrong T.
+    bool solved = std::isfinite(out.T) && out.T > 0.0;
+    double total = beta;
+    for (const Other& o : others_) {
+      out.weights[o.index] = o.weight;
+      total += o.weight;
+      const double cost = transportation_cost(top_, beta, o.mu, o.weight, arms_, sigma_);
+      solved = solved && std::fabs(cost - v) <= 1e-9 * v;
+    }
+    require(solved && std::fabs(total - 1.0) <= 1e-9, kUnrepresentable);
     return out;
   }
 
@@ -210,12 +226,15 @@ class CharacteristicSolver {
         f_lo = condition(lo);
       }
     }
-    require(f_lo > 0.0 && f_hi < 0.0, "characteristic_time: could not bracket the optimal beta");
+    require(f_lo > 0.0 && f_hi < 0.0, kUnrepresentable);
     const double beta = brent_root(condition, lo, hi, f_lo, f_hi);
     return at(beta);
   }
 
  private:
+  static constexpr const char* kUnrepresentable =
+      "mu: the characteristic time of these means cannot be computed in float64 (gaps or means too small)";
+
   struct Other {
     int index;
     double mu;
@@ -270,6 +289,12 @@ class CharacteristicSolver {
         lo = hi;
         hi = std::min(700.0, start + step);
         if (!(f(hi).first < 0.0)) break;
+      }
+      // Still below y at w_a / beta = e^700: a weight beyond the doubles (kl(mu*, mu_a) is infinite
+      // when mu_a = 0, but g grows only like mu* log x). The outer solve then takes v as too large.
+      if (hi >= 700.0 && f(hi).first < 0.0) {
+        o.weight = o.slope = detail::kInf;
+        return;
       }
     } else {
       for (double step = 1.0; lo > -700.0; step *= 2.0) {
@@ -326,6 +351,7 @@ class CharacteristicSolver {
   }
 
   Arms arms_;
+  double sigma_;
   int K_ = 0;
   int best_ = 0;
   double top_ = 0.0;
