@@ -492,3 +492,27 @@ def test_sampler_shared_by_eight_threads_never_deadlocks():
         [sys.executable, "-c", _SHARED_SAMPLER_CHILD], capture_output=True, text=True, env=env, timeout=120
     )
     assert done.returncode == 0 and done.stdout.split() == ["done"], done.stderr[-2000:]
+
+
+def test_arguments_of_the_whole_call_are_named():
+    bad("K", T.stopping_threshold, 10, 0.1, 2**31, kind="union")
+    for key, value in (("seed", 3), ("n_threads", 2), ("arms", "gaussian")):
+        with pytest.raises(ValueError, match=f"^samplers: '{key}' is an argument of the whole comparison"):
+            T.compare([0.6, 0.4], 0.1, samplers=[{"sampler": "EB-TCI", key: value}], n_runs=1, seed=1)
+    from paperkernels.distributed import run_grid
+
+    for name, kwargs in (
+        ("deltas", dict(deltas=0.1)),
+        ("rules", dict(deltas=[0.1], rules="random")),
+        ("thresholds", dict(deltas=[0.1], thresholds="union")),
+    ):
+        with pytest.raises(TypeError, match=f"^{name}: expected a sequence"):
+            run_grid([[0.6, 0.4]], n_runs=2, seed=0, **kwargs)
+
+
+def test_compare_passes_max_arms_to_the_characteristic_time():
+    mu = np.concatenate([[0.9], np.linspace(0.0, 0.5, 40)])
+    with pytest.raises(ValueError, match="max_arms"):
+        T.compare(mu, 0.1, samplers=["uniform"], n_runs=1, seed=1, max_arms=20)
+    result = T.compare(mu, 0.1, samplers=["uniform"], n_runs=1, seed=1, max_arms=41)
+    assert result.T_star == T.characteristic_time(mu, max_arms=41).T

@@ -27,7 +27,7 @@ one-line summary otherwise. Requires the ``dask`` extra: ``pip install "paperker
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, replace
 from itertools import product
@@ -329,6 +329,18 @@ def _join_runs(parts: Sequence[Runs]) -> Runs:
     return replace(parts[0], **joined)
 
 
+def _grid_axis(values: Any, name: str) -> list[Any]:
+    """One axis of a grid as a list; a lone value (a string included) is refused, naming the axis,
+    rather than iterated (a string would become one cell per character)."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(
+            f"{name}: expected a sequence with one value per grid row (e.g. [{values!r}]), got {type(values).__name__}"[
+                :200
+            ]
+        )
+    return list(values)
+
+
 def run_grid(
     instances: Sequence[Any],
     deltas: Sequence[float],
@@ -405,12 +417,18 @@ def run_grid(
     for name in ("n_threads", "first_run"):
         if name in options:
             raise ValueError(f"{name}: chosen by the distributed helper, not accepted here")
+    axes = [
+        _grid_axis(values, name)
+        for values, name in zip(
+            (instances, deltas, rules, thresholds), ("instances", "deltas", "rules", "thresholds"), strict=True
+        )
+    ]
     with _client_scope(client) as client:
         cells: list[tuple[np.ndarray, float, str, Any]] = []
         tasks: list[tuple[Any, ...]] = []
         owners: list[int] = []
         total_bytes = 0
-        for mu, delta, rule, threshold in product(instances, deltas, rules, thresholds):
+        for mu, delta, rule, threshold in product(*axes):
             values = plain_array(mu, "instances", dtype=np.float64)
             cells.append((values, delta, rule, threshold))
             # The local run_many keeps tau, recommendation and a hit flag (17 bytes) and rows N, S

@@ -11,7 +11,7 @@ from .._optional import optional_import
 from .._seed import SeedLike, as_seed
 from .._validation import as_choice, as_float
 from ._episodes import Runs, run_many
-from ._options import SAMPLERS
+from ._options import CHARACTERISTIC_MAX_ARMS, SAMPLERS
 from ._theory import characteristic_time
 
 
@@ -102,6 +102,10 @@ class Comparison:
         return "\n".join(lines)
 
 
+# Arguments that compare() fixes for every row: a sampler's dict may not set them.
+_COMPARISON_ARGUMENTS = frozenset({"mu", "delta", "n_runs", "arms", "sigma", "seed", "n_threads"})
+
+
 def compare(
     mu: Any,
     delta: float = 0.01,
@@ -112,6 +116,7 @@ def compare(
     sigma: float = 1.0,
     seed: SeedLike = None,
     n_threads: int | None = None,
+    max_arms: int = CHARACTERISTIC_MAX_ARMS,
     **options: Any,
 ) -> Comparison:
     """Run every sampler on the same instance and the same reward streams, and tabulate.
@@ -136,6 +141,9 @@ def compare(
         Randomness, shared by every sampler.
     n_threads : int, optional
         Threads, as in :func:`run_many`.
+    max_arms : int
+        Largest number of arms for which ``T*`` is computed, as in :func:`characteristic_time`
+        (default ``CHARACTERISTIC_MAX_ARMS`` = 10,000).
     **options
         Further :func:`run_many` options applied to every sampler (a sampler's own dict wins).
 
@@ -152,7 +160,9 @@ def compare(
         If ``samplers`` is not a non-empty list of names or dicts with a ``"sampler"`` key, or a label
         is not a string.
     ValueError
-        If a sampler name is unknown, two rows share a label, or :func:`run_many` refuses the options.
+        If a sampler name is unknown, a sampler's dict sets an argument of the whole comparison (``seed``,
+        ``n_threads``, ``arms``, ...), two rows share a label, ``mu`` has more than ``max_arms`` arms,
+        or :func:`run_many` refuses the options.
 
     Examples
     --------
@@ -178,6 +188,12 @@ def compare(
         else:
             raise TypeError(f"samplers: expected names or dicts with a 'sampler' key, got {item!r}"[:200])
         as_choice(spec["sampler"], "samplers", tuple(SAMPLERS))
+        shared = sorted(set(spec) & _COMPARISON_ARGUMENTS)
+        if shared:
+            raise ValueError(
+                f"samplers: {', '.join(map(repr, shared))} is an argument of the whole comparison (every sampler "
+                "sees the same instance, reward streams and threads); pass it to compare() instead"
+            )
         label = spec.pop("label", spec["sampler"])
         if not isinstance(label, str):
             raise TypeError("samplers: a label must be a string")
@@ -185,7 +201,7 @@ def compare(
             raise ValueError(f"samplers: the label {label!r} appears twice; give the rows distinct labels")
         specs.append((label, spec))
     seed_value = as_seed(seed)
-    T_star = characteristic_time(mu, arms=arms, sigma=sigma).T
+    T_star = characteristic_time(mu, arms=arms, sigma=sigma, max_arms=max_arms).T
     scale = T_star * math.log(1.0 / delta)
     rows: list[dict[str, Any]] = []
     all_runs: dict[str, Runs] = {}

@@ -308,7 +308,7 @@ def stopping_threshold(t: Any, delta: float, K: int, kind: str = "gk16") -> floa
     """
     kind = as_choice(kind, "kind", THRESHOLDS)
     delta = as_float(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
-    K = as_int(K, "K", low=2)
+    K = as_int(K, "K", low=2, high=MAX_ARMS)
     ta = as_array(t, "t", dtype=np.int64, low=1, allow_empty=True)
     out = _core.toptwo.threshold(THRESHOLD_KINDS[kind], delta, K, ta.ravel())
     return _scalar_or_array(out, np.shape(t))
