@@ -404,6 +404,16 @@ def _mp_root(f, lo, hi, tol):
     raise AssertionError("no convergence")
 
 
+def _mp_kl(p, q):
+    """The plain Bernoulli kl formula in the current mpmath precision, with 0 log 0 = 0."""
+    out = mpmath.mpf(0)
+    if p > 0:
+        out += p * mpmath.log(p / q)
+    if p < 1:
+        out += (1 - p) * mpmath.log((1 - p) / (1 - q))
+    return out
+
+
 def _mp_inverse_T(mu, beta, dps=40):
     """1 / T*_beta by nested root finding in 40-digit arithmetic, with the plain kl formula."""
     with mpmath.workdps(dps):
@@ -413,24 +423,16 @@ def _mp_inverse_T(mu, beta, dps=40):
         top = mu[b]
         tol = mpmath.mpf(10) ** (-dps + 8)
 
-        def kl(p, q):
-            out = mpmath.mpf(0)
-            if p > 0:
-                out += p * mpmath.log(p / q)
-            if p < 1:
-                out += (1 - p) * mpmath.log((1 - p) / (1 - q))
-            return out
-
         def g(x, m_a):
             m = (top + x * m_a) / (1 + x)
-            return kl(top, m) + x * kl(m_a, m)
+            return _mp_kl(top, m) + x * _mp_kl(m_a, m)
 
         def weight(m_a, y):
             return beta * mpmath.exp(
                 _mp_root(lambda u: g(mpmath.exp(u), m_a) - y, mpmath.mpf(-60), mpmath.mpf(60), tol)
             )
 
-        caps = [beta * (kl(top, m) if m > 0 else mpmath.inf) for a, m in enumerate(mu) if a != b]
+        caps = [beta * (_mp_kl(top, m) if m > 0 else mpmath.inf) for a, m in enumerate(mu) if a != b]
         hi = min(caps)
         # Every kl(mu*, mu_a) infinite (arms at 0): a v where C_a = v needs w_a / beta near
         # exp(v / mu*), inside the reference's bracket for v = 10 mu*.
@@ -469,15 +471,7 @@ def _mp_two_arm_T(top, other, beta):
         b, top, other = mpmath.mpf(beta), mpmath.mpf(top), mpmath.mpf(other)
         m = b * top + (1 - b) * other
 
-        def kl(p, q):
-            out = mpmath.mpf(0)
-            if p > 0:
-                out += p * mpmath.log(p / q)
-            if p < 1:
-                out += (1 - p) * mpmath.log((1 - p) / (1 - q))
-            return out
-
-        return 1 / (b * kl(top, m) + (1 - b) * kl(other, m))
+        return 1 / (b * _mp_kl(top, m) + (1 - b) * _mp_kl(other, m))
 
 
 @pytest.mark.parametrize("top", [1e-3, 5e-4, 1e-7, 1e-10, 1e-30])
