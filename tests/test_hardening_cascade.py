@@ -226,3 +226,173 @@ def test_no_memory_growth():
         learner.update(learner.select(env.model.X, env.model.topics), first_click=None)
 
     assert rss_growth(call, 300) < 8 * 2**20
+
+
+# ---- learners keep the items of select; ridge accuracy; overflow; files; indices ------------------
+
+
+@pytest.mark.parametrize("kind", ["lin_ucb", "topic_ucb"])
+def test_update_learns_the_items_as_selected(kind):
+    def make():
+        return C.CascadeLinUCB(3, 3, beta=1.0) if kind == "lin_ucb" else C.TopicCascadeUCB(3, 3, beta=1.0)
+
+    want = make()
+    want.update(want.select(X0, TOPICS0), 2)
+    learner = make()
+    X, topics = X0.copy(), TOPICS0.copy()  # the caller's buffers, reused once select returns
+    shown = learner.select(X, topics)
+    X *= 100.0
+    topics[:] = 0
+    learner.update(shown, 2)
+    np.testing.assert_array_equal(learner.theta, want.theta)
+    if kind == "topic_ucb":
+        np.testing.assert_array_equal(learner.gram_inverse, want.gram_inverse)
+
+
+@pytest.mark.parametrize("learner", [C.CascadeLinUCB, C.TopicCascadeUCB])
+def test_lam_below_the_accurate_range_refused(learner):
+    assert "lam >= 1e-06" in str(bad("lam", learner, lam=1e-20))
+    bad("lam", learner, lam=9e-7)
+    assert learner(lam=1e-6).lam == 1e-6
+
+
+def test_smallest_lam_keeps_the_ridge_solution():
+    import cascade_reference as ref
+
+    env = C.reference_environment(seed=0)
+    model, rng = env.model, np.random.default_rng(0)
+    learner, reference = C.CascadeLinUCB(env.K, model.n_topics, lam=1e-6), ref.ReferenceLinUCB(env.K, 3, lam=1e-6)
+    for _ in range(300):
+        shown = learner.select(model.X, model.topics)
+        first = env.clicks(rng.random(model.n_items), shown)
+        learner.update(shown, first)
+        reference.update(model.X, model.topics, shown.tolist(), first)
+    assert np.max(np.abs(learner.theta - np.linalg.solve(reference.V, reference.b))) < 1e-7
+
+
+@pytest.mark.parametrize("link", ["logistic", "linear"])
+def test_overflowing_scores_refused(link):
+    X = np.array([[1e308, 1e308], [1.0, 0.0], [0.5, 0.5]])
+    theta = np.r_[10.0, -10.0, np.zeros(4)]
+    with np.errstate(all="raise"):  # no overflow warning either
+        message = str(bad("X", C.TopicCascadeModel, X, [0, 1, 0], theta, link=link))
+        assert message.startswith("X, theta: values too large") and "overflow float64" in message
+        bad("theta", C.TopicCascadeModel, X[1:], [0, 1], np.r_[1.0, 1.0, 1e308, 1e308, 0.0, 0.0], link=link)
+        bad("theta", C.TopicCascadeModel, X[1:], [0, 1], np.r_[1.0, 1.0, 1.5e307, 0.0, 0.0, 0.0], state="count")
+    # large but representable scores are kept, and plan as usual
+    model = C.TopicCascadeModel(X[1:] * 1e300, [0, 1], np.r_[1e7, -1e7, 1e307, 0.0, 0.0, 0.0], link=link)
+    table = model.click_table(2)
+    assert np.all(np.isfinite(table))
+    for method in ("exact", "topic_dp", "greedy"):
+        best = C.plan(model, 2, method)
+        assert sorted(best.cascade.tolist()) == [0, 1] and np.isfinite(best.value)
+
+
+def _catalogue(tmp_path, text):
+    path = tmp_path / "items.csv"
+    path.write_bytes(text.encode("utf-8"))
+    return str(path)
+
+
+def test_catalogue_rows_checked(tmp_path):
+    short = _catalogue(tmp_path, "title,genres,year\nA,Drama\nB,Comedy,2.0\n")
+    message = str(bad("path", C.read_catalogue, short))
+    assert "line 2" in message and short in message and "2 fields, expected 3" in message
+    long = _catalogue(tmp_path, "# comment\ntitle,genres,year\nA,Drama,1.0\n\nB,Comedy,2.0,9\n")
+    assert "line 5" in str(bad("path", C.read_catalogue, long))
+    for value, line in (("nan", 3), ("inf", 4), ("-inf", 4)):
+        rows = f"title,genres,year,votes\nA,Drama,1.0,2\nB,Comedy,2.0,{value if line == 3 else 1}\n"
+        rows += f"C,Drama,3.0,{value if line == 4 else 1}\n"
+        message = str(bad("feature_columns", C.read_catalogue, _catalogue(tmp_path, rows)))
+        assert "'votes'" in message and f"line {line}" in message and repr(value) in message
+
+
+def test_catalogue_with_byte_order_mark(tmp_path):
+    catalogue = C.read_catalogue(_catalogue(tmp_path, "\ufefftitle,genres,year\nA,Drama|Comedy,1.0\nB,Comedy,2.0\n"))
+    assert catalogue.titles == ("A", "B") and catalogue.feature_names == ("year",)
+    assert catalogue.features.tolist() == [[1.0], [2.0]]
+
+
+def test_clicks_checks_uniforms_and_cascade():
+    bad("uniforms", ENV.clicks, [0.1] * 3, [4, 2, 0])
+    bad("uniforms", ENV.clicks, [0.1] * 3, [0, 1, 2])
+    bad("uniforms", ENV.clicks, np.full((2, 6), 0.1), [0, 1, 2])
+    bad("uniforms", ENV.clicks, [np.nan] * 6, [0, 1, 2])
+    bad("uniforms", ENV.clicks, [1.0] * 6, [0, 1, 2])
+    bad("uniforms", ENV.clicks, [-0.1] + [0.5] * 5, [0, 1, 2])
+    bad("uniforms", ENV.clicks, ["a"] * 6, [0, 1, 2])
+    bad("cascade", ENV.clicks, [0.1] * 6, [True, False, True])
+    bad("cascade", ENV.clicks, [0.1] * 6, [0, 0, 1])
+    bad("cascade", ENV.clicks, [0.1] * 6, [[0, 1, 2]])
+    u = [0.9, 0.9, 0.3, 0.9, 0.9, 0.9]
+    assert ENV.clicks(u, [0, 2, 4]) == 1 and ENV.clicks(u, [4, 0, 1]) is None
+    assert ENV.clicks([0.1] * 6, [2]) == 0
+
+
+def test_index_arrays_refuse_booleans_and_report_unsigned_values():
+    wrapped = TOPICS0.astype(np.uint64)
+    wrapped[2] = 2**63
+    for message in (
+        str(bad("topics", C.TopicCascadeModel, X0, wrapped, THETA0)),
+        str(bad("topics", C.TopicCascadeModel, X0, wrapped, THETA0, n_topics=3)),
+        str(bad("topics", C.ClickTable, np.full((6, 7), 0.3), wrapped, 3)),
+        str(bad("topics", C.TopicCascadeUCB(3, 3).select, X0, wrapped)),
+        str(bad("cascade", MODEL.value, np.array([2**63, 1, 0], dtype=np.uint64))),
+        str(bad("items", MODEL.click_prob, np.array([2**63], dtype=np.uint64), [0, 0, 0])),
+        str(bad("items", MODEL.state_after, np.array([2**64 - 1], dtype=np.uint64))),
+    ):
+        assert str(2**63) in message or str(2**64 - 1) in message, message
+        assert "-92233" not in message
+    table = C.ClickTable([[0.5, 0.3, 0.5], [0.45, 0.45, 0.25]], [0, 1], 2)
+    for call, name, value in (
+        (table.value, "cascade", [True, False]),
+        (MODEL.value, "cascade", np.array([True, False, True])),
+        (lambda i: MODEL.click_prob(i, [0, 0, 0]), "items", True),
+        (MODEL.state_after, "items", [True]),
+        (lambda t: C.TopicCascadeModel(X0[:2], t, THETA0[:6]), "topics", [True, False]),
+        (lambda t: C.ClickTable([[0.5, 0.3, 0.5], [0.45, 0.45, 0.25]], t, 2), "topics", [False, True]),
+        (lambda t: C.TopicCascadeUCB(3, 3).select(X0, t), "topics", TOPICS0 > 0),
+    ):
+        with pytest.raises(TypeError, match=f"^{name}: expected integer indices, got booleans"):
+            call(value)
+    learner = C.CascadeUCB1(3, 3)
+    learner.select(X0, TOPICS0)
+    with pytest.raises(TypeError, match="^cascade: expected integer indices"):
+        learner.update([True, False, True], 0)
+    assert learner.rounds == 0
+
+
+def test_table_environment_checks_names_and_norms():
+    table, features = [[1, 0], [0, 1]], [[1.0, 0.0], [0.0, 1.0]]
+    bad("item_names", C.environment_from_table, table, features, 2, item_names=["a"])
+    bad("item_names", C.environment_from_table, table, features, 2, item_names="ab")
+    bad("item_names", C.environment_from_table, table, features, 2, item_names=["a", 3])
+    bad("topic_names", C.environment_from_table, table, features, 2, topic_names=["x", "y", "z"])
+    bad("topic_names", C.environment_from_table, table, features, 2, topic_names="xy")
+    env = C.environment_from_table(table, features, 2, item_names=("a", "b"), topic_names=np.array(["x", "y"]))
+    assert env.item_names == ("a", "b") and env.topic_names == ("x", "y")
+    assert all(type(name) is str for name in env.topic_names)
+    with np.errstate(all="raise"):
+        assert "overflow" in str(bad("features", C.environment_from_table, table, [[1.7e308, 1.7e308], [0, 1]], 2))
+        # rows whose squares alone overflow (or underflow) still normalise to unit length
+        env = C.environment_from_table(table, [[1e300, 1e300], [0.0, 1e-200]], 2)
+    np.testing.assert_allclose(env.model.X, [[2**-0.5, 2**-0.5], [0.0, 1.0]], rtol=1e-15)
+
+
+@pytest.mark.parametrize("after", [0.8, 1.6])
+def test_million_state_space_stops_on_sigint(after):
+    # 2^20 states: the tables are reserved up front (growing the state index rehashed a million
+    # entries in one step) and filled row by row, so no step holds Ctrl-C for long.
+    from sigint_helpers import assert_interrupts
+
+    assert_interrupts("import paperkernels.cascade as pc", "pc.StateSpace(21, 11, 'set')", after=after)
+
+
+def test_planner_workspace_refused_above_the_limit():
+    model = C.TopicCascadeModel(np.ones((21, 1)), np.arange(21), np.r_[0.1, np.zeros(441)])
+    with pytest.raises(ValueError, match=r"^K: the planner's ranked lists of 1048576 states x 21 topics"):
+        C.plan(model, 11, "greedy")
+    with paperkernels.limits.override(max_result_bytes=2**20):
+        with pytest.raises(ValueError, match="^K: the planner's ranked lists"):
+            C.TopicCascadeUCB(6, 21, beta=1.0).select(np.ones((21, 1)), np.arange(21))
+    assert C.plan(model, 4, "greedy").cascade.shape == (4,)

@@ -331,10 +331,10 @@ void bind_cascade(py::module_& m) {
         {
           py::gil_scoped_release release;
           Interrupt stop(bind::python_signal_poll());
-          std::fill(v, v + static_cast<std::size_t>(S) * n_topics, 0);
           for (int s = 0; s < S; ++s) {
             tick(&stop, static_cast<std::size_t>(n_topics));
             std::int64_t* row = v + static_cast<std::size_t>(s) * n_topics;
+            std::fill(row, row + n_topics, 0);  // row by row: the pages arrive inside the polled loop
             for (auto e = space.z_begin(s); e != space.z_end(s); ++e) row[e->topic] = e->value;
             for (int c = 0; c < n_topics; ++c) nx[static_cast<std::size_t>(s) * n_topics + c] = space.next(s, c);
             dp[s] = space.depth(s);

@@ -64,9 +64,38 @@ def _default_theta_x(seed: int, d_x: int) -> np.ndarray:
     return 0.2 + 0.2 * _uniforms(seed, 1, (d_x,))
 
 
-def _normalise_rows(X: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
+def _normalise_rows(X: np.ndarray, name: str = "features") -> np.ndarray:
+    with np.errstate(over="ignore", under="ignore"):
+        norms = np.linalg.norm(X, axis=1, keepdims=True)
+        # Rows whose squares overflow or underflow: their length again, scaled by the largest entry
+        # (the other rows keep the plain norm, bit for bit).
+        scale = np.max(np.abs(X), axis=1, keepdims=True)
+        redo = (~np.isfinite(norms) | (norms == 0)) & (scale > 0)
+        if np.any(redo):
+            rows = redo[:, 0]
+            norms[rows] = scale[rows] * np.linalg.norm(X[rows] / scale[rows], axis=1, keepdims=True)
+    overflow = np.flatnonzero(~np.isfinite(norms[:, 0]))
+    if overflow.size:
+        raise ValueError(
+            f"{name}: values too large: the length of row {int(overflow[0])} overflows float64, so it cannot be "
+            "normalised; rescale the features (or pass normalize=False)"
+        )
     return cast(np.ndarray, np.divide(X, norms, out=np.zeros_like(X), where=norms > 0))
+
+
+def _check_names(names: Any, name: str, count: int, what: str) -> tuple[str, ...] | None:
+    """Labels as a tuple of ``count`` strings (None stays None; a lone string is refused)."""
+    if names is None:
+        return None
+    if isinstance(names, (str, bytes)) or not isinstance(names, Sequence | np.ndarray):
+        raise TypeError(f"{name}: expected a sequence of {count} strings (one per {what}), got {type(names).__name__}")
+    labels = tuple(names)
+    if len(labels) != count:
+        raise ValueError(f"{name}: expected {count} labels (one per {what}), got {len(labels)}")
+    for k, label in enumerate(labels):
+        if not isinstance(label, str):
+            raise TypeError(f"{name}: expected strings, got {type(label).__name__} at index {k}")
+    return tuple(str(label) for label in labels)  # numpy strings become plain ones
 
 
 def reference_environment(
@@ -175,9 +204,10 @@ def environment_from_table(
     state : {"set", "count", "last"}
         As in :class:`TopicCascadeModel`.
     item_names : sequence of str, optional
-        Labels of the items, for reports.
+        Labels of the items, for reports: one string per row of ``topic_table`` (a lone string
+        is refused).
     topic_names : sequence of str, optional
-        Labels of the topics (the table's columns), for reports.
+        Labels of the topics (the table's columns), for reports: one string per column.
     name : str
         Name of the environment.
 
@@ -190,7 +220,10 @@ def environment_from_table(
     ------
     ValueError
         For tables or features of the wrong shape, negative weights, an item without topic, an
-        unknown option, parameters of the wrong shape or a bad ``K``.
+        unknown option, parameters of the wrong shape, a bad ``K``, labels of the wrong number,
+        or (with ``normalize``) a feature row whose length overflows float64 (``features``).
+    TypeError
+        For ``item_names`` or ``topic_names`` that are not a sequence of strings.
 
     Examples
     --------
@@ -232,14 +265,10 @@ def environment_from_table(
         g = _default_gamma(seed, m) if feature_map == "transition" else -0.05 + 0.20 * _uniforms(seed, 2, (m,))
     else:
         g = as_array(gamma, "gamma", shape=(m, m) if feature_map == "transition" else (m,))
+    items = _check_names(item_names, "item_names", table.shape[0], "item")
+    topic_labels = _check_names(topic_names, "topic_names", m, "column of topic_table")
     model = TopicCascadeModel.from_parts(X, topics, tx, g, n_topics=m, features=feature_map, link=link, state=state)
-    return CascadeEnvironment(
-        model,
-        K,
-        name=name,
-        item_names=None if item_names is None else tuple(item_names),
-        topic_names=None if topic_names is None else tuple(topic_names),
-    )
+    return CascadeEnvironment(model, K, name=name, item_names=items, topic_names=topic_labels)
 
 
 @dataclass(frozen=True)
@@ -321,7 +350,7 @@ def read_catalogue(
     Parameters
     ----------
     path : str
-        The CSV file (UTF-8, with a header row).
+        The CSV file (UTF-8, with or without a byte order mark, with a header row).
     title_column : str
         Column of the titles.
     genre_column : str
@@ -338,7 +367,8 @@ def read_catalogue(
     Raises
     ------
     ValueError
-        For a file without header or items, missing columns, or non-numeric features.
+        For a file without header or items, missing columns, a row with more or fewer fields than
+        the header (naming its line number), or non-numeric or non-finite features.
     OSError
         If the file cannot be read.
 
@@ -353,11 +383,24 @@ def read_catalogue(
     >>> catalogue.topic_names, catalogue.topic_table.tolist()
     (('Drama', 'Comedy'), [[1.0, 1.0], [0.0, 1.0]])
     """
-    with open(path, newline="", encoding="utf-8") as handle:
-        rows = [r for r in csv.reader(line for line in handle if not line.startswith("#"))]
-    if not rows:
+    # utf-8-sig: a byte order mark (written by some spreadsheet programs) is not part of the first
+    # column name. Each row keeps the number of its (last) line in the file, for the messages.
+    line_number = 0
+
+    def uncommented(handle: Any) -> Any:
+        nonlocal line_number
+        for number, line in enumerate(handle, 1):
+            if not line.startswith("#"):
+                line_number = number
+                yield line
+
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        numbered = [(line_number, r) for r in csv.reader(uncommented(handle))]
+    if not numbered:
         raise ValueError(f"path: {path} holds no header row")
-    header, body = rows[0], [r for r in rows[1:] if r]
+    header = numbered[0][1]
+    lines = [n for n, r in numbered[1:] if r]
+    body = [r for _, r in numbered[1:] if r]
     for column in (title_column, genre_column):
         if column not in header:
             raise ValueError(
@@ -370,6 +413,12 @@ def read_catalogue(
         raise ValueError(f"feature_columns: no column(s) {missing} in {header}")
     if not body:
         raise ValueError(f"path: {path} holds no items")
+    for line, row in zip(lines, body, strict=True):
+        if len(row) != len(header):
+            raise ValueError(
+                f"path: the row on line {line} of {path} has {len(row)} fields, expected {len(header)} (the "
+                "columns of the header)"
+            )
     ti, gi = header.index(title_column), header.index(genre_column)
     fi = [header.index(c) for c in feature_columns]
     topic_names: list[str] = []
@@ -388,6 +437,13 @@ def read_catalogue(
         features = np.array([[float(row[j]) for j in fi] for row in body], dtype=np.float64).reshape(len(body), len(fi))
     except ValueError as exc:
         raise ValueError(f"feature_columns: non-numeric value in {path} ({exc})") from None
+    bad = np.argwhere(~np.isfinite(features))
+    if bad.size:
+        i, j = (int(k) for k in bad[0])
+        raise ValueError(
+            f"feature_columns: column {feature_columns[j]!r} holds the non-finite value {body[i][fi[j]]!r} in the "
+            f"row on line {lines[i]} of {path}; expected finite numbers"
+        )
     return Catalogue(
         titles=tuple(row[ti] for row in body),
         topic_names=tuple(topic_names),

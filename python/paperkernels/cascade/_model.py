@@ -49,9 +49,41 @@ def check_K(K: Any, n_items: int | None = None, state: str = "set") -> int:
     return length
 
 
+def as_indices(
+    value: Any,
+    name: str,
+    expected: str,
+    *,
+    ndim: int | None = None,
+    allow_empty: bool = False,
+    booleans: bool = False,
+) -> np.ndarray:
+    """Integer indices (or counts) as an int64 array, checked before any narrowing cast.
+
+    Booleans are refused (TypeError, as for scalar integer arguments: a mask is not a list of
+    indices) unless ``booleans``; unsigned or float values beyond the int64 range are refused with
+    the values as given (a cast would wrap them). ``expected`` describes the valid values.
+    """
+    if value is None:
+        raise TypeError(f"{name}: expected an array, got None")
+    raw = plain_array(value, name)
+    if raw.dtype.kind == "b" and not booleans:
+        raise TypeError(
+            f"{name}: expected integer indices, got booleans (dtype bool); for the indices of a mask "
+            "pass numpy.flatnonzero(mask)"
+        )
+    if raw.size and (
+        (raw.dtype.kind == "u" and raw.max() >= 2**63)
+        or (raw.dtype.kind == "f" and np.all(np.isfinite(raw)) and (raw.max() >= 2.0**63 or raw.min() < -(2.0**63)))
+    ):
+        raise ValueError(f"{name}: expected {expected}, got values in [{raw.min()}, {raw.max()}]")
+    return as_array(raw, name, dtype=np.int64, ndim=ndim, allow_empty=allow_empty)
+
+
 def check_topics(topics: Any, n_items: int | None, n_topics: int | None, state: str) -> tuple[np.ndarray, int]:
     """Topic array (int64) and the number of topics, validated against the state kind."""
-    t = as_array(topics, "topics", dtype=np.int64, ndim=1)
+    limit = MAX_TOPICS[state] if n_topics is None else check_n_topics(n_topics, state)
+    t = as_indices(topics, "topics", f"topic indices in [0, {limit})", ndim=1)
     if n_items is not None and t.shape[0] != n_items:
         raise ValueError(f"topics: expected one topic per item ({n_items}), got {t.shape[0]}")
     if t.min() < 0:
@@ -92,17 +124,23 @@ def count_states(kind: str, n_topics: int, K: int, max_states: int | None = None
     return total
 
 
+def check_plan_workspace(kind: str, n_topics: int, K: int) -> int:
+    """The number of states, after refusing a planner workspace above ``max_result_bytes``: the
+    ranked item lists of every (state, topic), K entries of 24 bytes each (about 5.8 GB for 21
+    topics and K = 11 with "set" states)."""
+    n_states = count_states(kind, n_topics, K, MAX_STATES)
+    check_result_bytes(
+        n_states * n_topics * (24 * K + 4),
+        "K",
+        f"the planner's ranked lists of {n_states} states x {n_topics} topics x K = {K} items",
+        "use a shorter cascade, fewer topics or the 'last' state kind",
+    )
+    return n_states
+
+
 def check_cascade(cascade: Any, n_items: int, K: int | None = None) -> np.ndarray:
     """A cascade: a 1-d array of distinct item indices (checked before any narrowing cast)."""
-    raw = plain_array(cascade, "cascade")
-    if (
-        raw.dtype.kind in "uf"
-        and raw.size
-        and np.all(np.isfinite(raw))
-        and (raw.max() >= 2.0**63 or raw.min() < -(2.0**63))
-    ):
-        raise ValueError(f"cascade: expected item indices in [0, {n_items}), got values in [{raw.min()}, {raw.max()}]")
-    c = as_array(raw, "cascade", dtype=np.int64, ndim=1)
+    c = as_indices(cascade, "cascade", f"item indices in [0, {n_items})", ndim=1)
     if K is not None and c.shape[0] != K:
         raise ValueError(f"cascade: expected {K} items, got {c.shape[0]}")
     if c.min() < 0 or c.max() >= n_items:
@@ -249,7 +287,8 @@ class StateSpace:
         >>> StateSpace(3, 3).index([1, 1, 0])
         4
         """
-        z = as_array(vector, "vector", dtype=np.int64, shape=(self.n_topics,), allow_empty=True)
+        z = as_indices(vector, "vector", "a topic vector of non-negative counts", booleans=True, allow_empty=True)
+        z = as_array(z, "vector", dtype=np.int64, shape=(self.n_topics,), allow_empty=True)
         if self._index is None:
             self._index = {tuple(v): s for s, v in enumerate(self.vectors.tolist())}
         try:
@@ -271,7 +310,7 @@ def _next_vector(z: np.ndarray, topic: int, kind: str) -> np.ndarray:
 
 
 def check_state_vectors(states: Any, n_topics: int, kind: str) -> np.ndarray:
-    z = as_array(states, "states", dtype=np.int64, allow_empty=True)
+    z = as_indices(states, "states", "topic vectors of non-negative counts", booleans=True, allow_empty=True)
     if z.ndim == 0 or z.shape[-1] != n_topics:
         raise ValueError(
             f"states: expected topic vectors of length n_topics = {n_topics} on the last axis, got shape {z.shape}"
@@ -283,6 +322,40 @@ def check_state_vectors(states: Any, n_topics: int, kind: str) -> np.ndarray:
     if kind == "last" and z.size and (z.max() > 1 or np.any(z.sum(axis=-1) > 1)):
         raise ValueError("states: 'last' state vectors are one-hot (or all zero before the first position)")
     return z
+
+
+def check_scores_finite(
+    X: np.ndarray, topics: np.ndarray, theta: np.ndarray, n_topics: int, features: str, state: str
+) -> None:
+    """Refuse parameters whose linear scores ``phi(i, s)^T theta`` could overflow float64.
+
+    The link is applied to ``x_i^T theta_x`` plus the topic part of the item's topic in the state;
+    every planner, click table and simulation forms these sums (in its own order). They are bounded
+    here by ``sum_j |x_ij theta_j|`` plus the largest topic part over all states (a state holds at
+    most 15 items of one topic: "count" states allow K <= 16; "set" and "last" states hold 0/1),
+    so that no summation order overflows.
+    """
+    d_x = X.shape[1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        item_part = np.abs(X) @ np.abs(theta[:d_x])
+        rest = np.abs(theta[d_x:])
+        if features == "transition":
+            most = 15.0 if state == "count" else 1.0
+            topic_part = rest.reshape(n_topics, n_topics).sum(axis=1) * most
+        else:
+            topic_part = rest
+        bound = item_part + topic_part[topics]
+    if not np.all(np.isfinite(bound)):
+        i = int(np.flatnonzero(~np.isfinite(bound))[0])
+        if not np.isfinite(item_part[i]):
+            raise ValueError(
+                f"X, theta: values too large: the linear score x_{i}^T theta_x of item {i} (its features times "
+                "the first d_x entries of theta) would overflow float64; rescale the features or theta"
+            )
+        raise ValueError(
+            f"theta: values too large: the topic part of the linear scores of topic {int(topics[i])} (its "
+            "Gamma row or bonus) would overflow float64 when added up"
+        )
 
 
 class TopicCascadeModel:
@@ -322,7 +395,11 @@ class TopicCascadeModel:
     ------
     ValueError
         For an unknown option, arrays of the wrong shape or with non-finite values, topics
-        outside ``[0, n_topics)``, or too many topics for the state kind.
+        outside ``[0, n_topics)``, too many topics for the state kind, or features and parameters
+        so large that the linear scores ``phi(i, s)^T theta`` would overflow float64 (``X,
+        theta``; ``theta`` when its topic part alone does).
+    TypeError
+        For non-numeric arrays or boolean ``topics`` (topic indices are integers).
 
     Examples
     --------
@@ -367,6 +444,7 @@ class TopicCascadeModel:
         topics, self.n_topics = check_topics(topics, self.X.shape[0], n_topics, self.state)
         self.topics = topics.copy()
         self.theta = as_array(theta, "theta", ndim=1, shape=(self.dim,)).copy()
+        check_scores_finite(self.X, self.topics, self.theta, self.n_topics, self.features, self.state)
         for a in (self.X, self.topics, self.theta):
             a.setflags(write=False)
 
@@ -529,6 +607,8 @@ class TopicCascadeModel:
         ------
         ValueError
             For item indices outside ``[0, L)``.
+        TypeError
+            For boolean ``items`` (item indices are integers).
 
         Examples
         --------
@@ -536,7 +616,7 @@ class TopicCascadeModel:
         >>> worked_example().model.state_after([0, 2]).tolist()
         [1, 1, 0]
         """
-        shown = as_array(items, "items", dtype=np.int64, ndim=1, allow_empty=True)
+        shown = as_indices(items, "items", f"item indices in [0, {self.n_items})", ndim=1, allow_empty=True)
         if shown.size and (shown.min() < 0 or shown.max() >= self.n_items):
             raise ValueError(f"items: expected item indices in [0, {self.n_items})")
         z = np.zeros(self.n_topics, dtype=np.int64)
@@ -565,6 +645,8 @@ class TopicCascadeModel:
         ValueError
             For item indices outside ``[0, L)``, vectors that are not states of this kind, shapes
             that do not broadcast, or a result above ``paperkernels.limits.max_result_bytes``.
+        TypeError
+            For boolean ``items`` (item indices are integers).
 
         Examples
         --------
@@ -576,7 +658,8 @@ class TopicCascadeModel:
         0.43
         """
         # as_array returns at least 1-d arrays: restore a scalar's shape.
-        i = as_array(items, "items", dtype=np.int64, allow_empty=True).reshape(np.shape(items))
+        expected = f"item indices in [0, {self.n_items})"
+        i = as_indices(items, "items", expected, allow_empty=True).reshape(np.shape(items))
         if i.size and (i.min() < 0 or i.max() >= self.n_items):
             raise ValueError(f"items: expected item indices in [0, {self.n_items})")
         z = check_state_vectors(states, self.n_topics, self.state)
@@ -623,6 +706,8 @@ class TopicCascadeModel:
         ------
         ValueError
             For a cascade that is not distinct item indices of the model.
+        TypeError
+            For a boolean cascade (item indices are integers).
 
         Examples
         --------
@@ -655,6 +740,8 @@ class TopicCascadeModel:
         ------
         ValueError
             For a cascade that is not distinct item indices of the model.
+        TypeError
+            For a boolean cascade (item indices are integers).
 
         Examples
         --------
@@ -734,6 +821,8 @@ class ClickTable:
     ValueError
         For probabilities outside [0, 1], a column count other than the size of the state space,
         or bad topics, ``K`` or ``state``.
+    TypeError
+        For non-numeric probabilities or boolean ``topics`` (topic indices are integers).
 
     Examples
     --------
@@ -806,6 +895,8 @@ class ClickTable:
         ------
         ValueError
             For a cascade longer than ``K`` or not of distinct item indices.
+        TypeError
+            For a boolean cascade (item indices are integers).
 
         Examples
         --------
@@ -842,6 +933,8 @@ class ClickTable:
         ------
         ValueError
             For a cascade longer than ``K`` or not of distinct item indices.
+        TypeError
+            For a boolean cascade (item indices are integers).
 
         Examples
         --------

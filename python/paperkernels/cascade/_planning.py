@@ -8,7 +8,16 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_choice, as_float
-from ._model import _FEATURE_MAP, _LINK, _STATE_KIND, MAX_STATES, ClickTable, TopicCascadeModel, check_K
+from ._model import (
+    _FEATURE_MAP,
+    _LINK,
+    _STATE_KIND,
+    MAX_STATES,
+    ClickTable,
+    TopicCascadeModel,
+    check_K,
+    check_plan_workspace,
+)
 
 #: Planning methods of :func:`plan`.
 PLANNERS = ("exact", "topic_dp", "greedy", "brute")
@@ -112,6 +121,7 @@ def plan(
     if isinstance(source, TopicCascadeModel):
         K = check_K(K, source.n_items, source.state)
         if method != "brute":
+            check_plan_workspace(source.state, source.n_topics, K)
             out = _core.cascade.plan_model(
                 source.X,
                 source.topics,
@@ -134,5 +144,7 @@ def plan(
         table, topics, kind, m = source.probabilities, source.topics, source.state, source.n_topics
     else:
         raise TypeError(f"source: expected a TopicCascadeModel or a ClickTable, got {type(source).__name__}")
+    if method != "brute":
+        check_plan_workspace(kind, m, K)
     out = _core.cascade.plan_table(table, topics, _STATE_KIND[kind], m, K, _PLANNER[method], max_orderings, MAX_STATES)
     return Plan(out["cascade"].astype(np.int64), float(out["value"]))

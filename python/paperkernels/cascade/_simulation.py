@@ -12,9 +12,9 @@ from .. import _core
 from .._limits import check_result_bytes
 from .._optional import optional_import
 from .._seed import SeedLike, as_seed
-from .._validation import aligned, as_choice, as_float, as_int, as_n_threads
+from .._validation import aligned, as_array, as_choice, as_float, as_int, as_n_threads
 from ._learners import CascadeLearner
-from ._model import _STATE_KIND, MAX_STATES, TopicCascadeModel, check_K
+from ._model import _STATE_KIND, MAX_STATES, TopicCascadeModel, check_cascade, check_K
 from ._planning import Plan, plan
 
 
@@ -99,7 +99,8 @@ class CascadeEnvironment:
         Parameters
         ----------
         uniforms : array of shape (L,)
-            One uniform per item, e.g. a row of :func:`click_uniforms`.
+            One uniform in [0, 1) per item of the model (indexed by item, not by position), e.g.
+            a row of :func:`click_uniforms`.
         cascade : int array
             Distinct item indices, top position first.
 
@@ -111,7 +112,10 @@ class CascadeEnvironment:
         Raises
         ------
         ValueError
-            For a cascade that is not distinct item indices of the model.
+            For ``uniforms`` that are not a 1-d array of L finite values in [0, 1), or a cascade
+            that is not distinct item indices of the model.
+        TypeError
+            For non-numeric ``uniforms`` or a non-integer (e.g. boolean) cascade.
 
         Examples
         --------
@@ -123,9 +127,14 @@ class CascadeEnvironment:
         >>> env.clicks(u, [4, 0, 1]) is None
         True
         """
-        probs = self.model.position_probs(cascade)
-        u = np.asarray(uniforms)[np.asarray(cascade)]
-        hits = np.nonzero(u < probs)[0]
+        L = self.model.n_items
+        u = as_array(uniforms, "uniforms", shape=(L,))
+        low, high = float(np.min(u)), float(np.max(u))
+        if low < 0.0 or high >= 1.0:
+            raise ValueError(f"uniforms: expected values in [0, 1), got values in [{low!r}, {high!r}]")
+        c = check_cascade(cascade, L)
+        probs = self.model.position_probs(c)
+        hits = np.nonzero(u[c] < probs)[0]
         return int(hits[0]) if hits.size else None
 
 

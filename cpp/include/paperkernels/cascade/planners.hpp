@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -56,7 +57,15 @@ class TopLists {
     S_ = space.size();
     m_ = space.n_topics();
     R_ = space.K();
-    entries_.resize(static_cast<std::size_t>(S_) * m_ * R_);
+    // Left uninitialised (only the first size(s, c) entries of a list are ever read): the system
+    // supplies the pages as the lists fill, inside loops that poll for Ctrl-C, instead of in one
+    // zero-fill of up to gigabytes.
+    const std::size_t n = static_cast<std::size_t>(S_) * m_ * R_;
+    if (n > capacity_) {
+      entries_.reset();
+      entries_.reset(new Candidate[n]);
+      capacity_ = n;
+    }
     sizes_.assign(static_cast<std::size_t>(S_) * m_, 0);
     completer_ = completer;
     complete_.assign(S_, completer == nullptr ? 1 : 0);
@@ -69,8 +78,8 @@ class TopLists {
   }
   bool is_complete(int s) const { return complete_[s] != 0; }
   int size(int s, int c) const { return sizes_[slot(s, c)]; }
-  const Candidate* list(int s, int c) const { return entries_.data() + slot(s, c) * R_; }
-  Candidate* list(int s, int c) { return entries_.data() + slot(s, c) * R_; }
+  const Candidate* list(int s, int c) const { return entries_.get() + slot(s, c) * R_; }
+  Candidate* list(int s, int c) { return entries_.get() + slot(s, c) * R_; }
   void set_size(int s, int c, int n) { sizes_[slot(s, c)] = n; }
 
   // Inserts a candidate into the ranked list of (s, c), keeping at most `capacity` entries.
@@ -92,7 +101,8 @@ class TopLists {
  private:
   std::size_t slot(int s, int c) const { return static_cast<std::size_t>(s) * m_ + c; }
   int S_ = 0, m_ = 0, R_ = 0;
-  std::vector<Candidate> entries_;
+  std::unique_ptr<Candidate[]> entries_;
+  std::size_t capacity_ = 0;
   std::vector<int> sizes_;
   std::vector<char> complete_;
   ListCompleter* completer_ = nullptr;

@@ -8,6 +8,7 @@
 // of every click table.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -70,6 +71,34 @@ class Interrupt {
 
 inline void tick(Interrupt* stop, std::size_t work = 1) {
   if (stop != nullptr) stop->tick(work);
+}
+
+// The number of states of depth at most K - 1, capped at `cap`: sum_{j < K} C(m, j) for "set",
+// C(m + K - 1, K - 1) for "count" (vectors of m counts summing to at most K - 1), m + 1 for "last"
+// (1 when K = 1).
+inline std::size_t count_states(StateKind kind, int m, int K, std::size_t cap) {
+  const int depth = K - 1;
+  unsigned __int128 total = 0;
+  switch (kind) {
+    case StateKind::last:
+      total = depth >= 1 ? static_cast<unsigned>(m) + 1 : 1;
+      break;
+    case StateKind::set: {
+      unsigned __int128 binom = 1;  // C(m, j)
+      for (int j = 0; j <= std::min(depth, m) && total <= cap; ++j) {
+        total += binom;
+        binom = binom * static_cast<unsigned>(m - j) / static_cast<unsigned>(j + 1);
+      }
+      break;
+    }
+    case StateKind::count: {
+      total = 1;  // C(m + depth, depth), built as C(m + j, j) for j = 1 .. depth
+      for (int j = 1; j <= depth && total <= cap; ++j)
+        total = total * static_cast<unsigned>(m + j) / static_cast<unsigned>(j);
+      break;
+    }
+  }
+  return total > cap ? cap : static_cast<std::size_t>(total);
 }
 
 class StateSpace {
@@ -176,12 +205,21 @@ class StateSpace {
   // Breadth first: parents in list order, topics ascending; a child's index is recorded in next_
   // as it is found (a topic already in a "set" state leads back to the state itself).
   void enumerate(std::size_t max_states, Interrupt* stop) {
+    // Every table reserved once: growing them (the hash map above all, which rehashes a million
+    // states in one step) would stall Ctrl-C for up to a second.
+    const std::size_t expected = count_states(kind_, m_, K_, max_states);
+    keys_.reserve(expected);
+    depth_.reserve(expected);
+    parent_.reserve(expected);
+    added_.reserve(expected);
+    index_.reserve(expected);
     keys_.push_back(0);
     depth_.push_back(0);
     parent_.push_back(-1);
     added_.push_back(-1);
     index_.emplace(0, 0);
     std::vector<std::int32_t> next;
+    next.reserve(expected * static_cast<std::size_t>(m_));
     for (std::size_t s = 0; s < keys_.size(); ++s) {
       tick(stop, static_cast<std::size_t>(m_));
       next.resize((s + 1) * m_, -1);
@@ -212,6 +250,7 @@ class StateSpace {
     const std::size_t S = keys_.size();
     next_ = std::move(next);
     z_offset_.assign(S + 1, 0);
+    z_.reserve(S * static_cast<std::size_t>(std::min(m_, std::max(K_ - 1, 1))));
     for (std::size_t s = 0; s < S; ++s) {
       tick(stop, static_cast<std::size_t>(m_));
       const std::uint64_t key = keys_[s];

@@ -584,8 +584,8 @@ class TopicUCB final : public Learner, private ListCompleter {
       const int begin = by_topic_.start[c], end = by_topic_.start[c + 1];
       if (begin == end) continue;
       const double u_scale = topic_u_scale(c);
-      tick(stop_, static_cast<std::size_t>(S) * kBlock);
       for (int s = 0; s < S; ++s) {
+        tick(stop_, kBlock);  // per state: one topic's pass over a million states takes about a second
         state_terms(c, s, t, &tb);
         const int parent = space_.parent(s);
         int best = parent >= 0 ? position_[lists_.list(parent, c)[0].item] : begin;
