@@ -2,6 +2,7 @@
 errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
 
 import copy
+import importlib
 import json
 import pickle
 
@@ -148,10 +149,10 @@ SQUARE = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
 @FEW
 @given(data=st.data())
 def test_poisoned_arrays_refused(data):
-    bad("polygons", S.zernike_moments, data.draw(poisoned(SQUARE)), 4)
+    bad("shapes", S.zernike_moments, data.draw(poisoned(SQUARE)), 4)
     bad("polygons", S.rasterize, data.draw(poisoned(SQUARE)), 8)
     bad("shape", S.normalize, data.draw(poisoned(SQUARE)))
-    bad("masks", S.zernike_moments, data.draw(poisoned(np.full((5, 5), 0.5))), 4, input="cartesian")
+    bad("shapes", S.zernike_moments, data.draw(poisoned(np.full((5, 5), 0.5))), 4, input="cartesian")
     bad("z", S.freqprop, data.draw(poisoned(np.ones(6))))
     bad("z", S.to_codes, data.draw(poisoned(np.ones(6))))
     bad("codes", S.from_codes, data.draw(poisoned(np.ones(12))), 2)
@@ -163,8 +164,8 @@ def test_poisoned_arrays_refused(data):
 
 @pytest.mark.parametrize("value", BAD_ARRAYS, ids=repr)
 def test_bad_arrays_refused(value):
-    bad("polygons", S.zernike_moments, value, 4, input="polygon")
-    bad("masks", S.zernike_moments, value, 4, input="cartesian")
+    bad("shapes", S.zernike_moments, value, 4, input="polygon")
+    bad("shapes", S.zernike_moments, value, 4, input="cartesian")
     bad("polygons", S.rasterize, value, 8)
     if not (isinstance(value, np.ndarray) and value.dtype.kind == "c"):  # complex coefficients are valid
         bad("z", S.freqprop, value)
@@ -202,13 +203,13 @@ def test_bad_reals_refused(value):
 
 
 def test_wrong_shapes_and_options_refused():
-    bad("masks", S.zernike_moments, np.ones(5), 3, input="cartesian")
-    bad("masks", S.zernike_moments, np.ones((2, 2, 2, 2)), 3, input="cartesian")
-    bad("masks", S.zernike_moments, np.full((3, 3), 1.5), 3, input="cartesian")
-    bad("masks", S.zernike_moments, -np.ones((3, 3)), 3, input="cartesian")
-    bad("polygons", S.zernike_moments, SQUARE * 3, 3)  # outside the unit disk
-    bad("polygons", S.zernike_moments, SQUARE[:2], 3, input="polygon")
-    bad("polygons", S.zernike_moments, np.zeros((4, 2)), 3, input="polygon")  # zero area
+    bad("shapes", S.zernike_moments, np.ones(5), 3, input="cartesian")
+    bad("shapes", S.zernike_moments, np.ones((2, 2, 2, 2)), 3, input="cartesian")
+    bad("shapes", S.zernike_moments, np.full((3, 3), 1.5), 3, input="cartesian")
+    bad("shapes", S.zernike_moments, -np.ones((3, 3)), 3, input="cartesian")
+    bad("shapes", S.zernike_moments, SQUARE * 3, 3)  # outside the unit disk
+    bad("shapes", S.zernike_moments, SQUARE[:2], 3, input="polygon")
+    bad("shapes", S.zernike_moments, np.zeros((4, 2)), 3, input="polygon")  # zero area
     bad("input", S.zernike_moments, SQUARE, 3, input="hexagonal")
     bad("rule", S.zernike_moments, SQUARE, 3, rule="simpson")
     bad("coefficients", S.synthesize, np.ones(5), 8)  # not a length S(N)
@@ -256,7 +257,7 @@ def test_encoder_hostile_inputs():
     bad("beta", enc.encode_joint, SQUARE, [0.1, 0.2, 0.3], 3.0)
     bad("K", enc.fit_pose, codes, codes, -1)
     bad("shapes", enc.encode_geometry, SQUARE * 3)
-    bad("masks", S.XShapeEncoder(8).encode_geometry, np.full((8, 8), np.nan))
+    bad("shapes", S.XShapeEncoder(8).encode_geometry, np.full((8, 8), np.nan))
     bad("shapes", S.XShapeEncoder(8).encode_geometry, "x")
     bad("N", S.XShapeEncoder, 201)
     bad("encode_len", S.XShapeEncoder, encode_len=0)
@@ -317,12 +318,12 @@ def test_output_limits_follow_the_shared_setting():
     with paperkernels.limits.override(max_result_bytes=8 * 10 * S_4 - 1):
         bad("rho", S.radial_table, 4, np.linspace(0, 1, 10))
         bad("rho, theta", S.zernike_basis, 4, np.linspace(0, 1, 5), 0.0)
-        bad("masks", S.zernike_moments, np.zeros((8, 400)), 4, input="polar")  # the polar basis tables
+        bad("shapes", S.zernike_moments, np.zeros((8, 400)), 4, input="polar")  # the polar basis tables
         bad("K, L, res", S.PoseEncoder, 3, L=8, compat=S.COMPAT_XSHAPEENC)
     with paperkernels.limits.override(max_result_bytes=8 * 10 * S_4):
         assert S.radial_table(4, np.linspace(0, 1, 10)).shape == (10, S_4)
     with paperkernels.limits.override(max_result_bytes=2**20):  # pixel tables of a 400 x 400 grid: ~1.4 MB
-        bad("masks", S.zernike_moments, np.zeros((400, 400), dtype=np.uint8), 4, input="cartesian")
+        bad("shapes", S.zernike_moments, np.zeros((400, 400), dtype=np.uint8), 4, input="cartesian")
         bad("shapes", S.XShapeEncoder(4).encode_geometry, np.zeros((400, 400), dtype=np.uint8))
         assert S.zernike_moments(np.zeros((200, 200), dtype=np.uint8), 4, input="cartesian").shape == (S_4,)
 
@@ -443,22 +444,22 @@ def _geojson(ring):
 
 def test_malformed_geojson_refused():
     # regressions: KeyError, RecursionError
-    bad("polygons", S.zernike_moments, {"type": "Polygon"}, 4)
-    bad("polygons", S.zernike_moments, {"type": "MultiPolygon"}, 4)
-    bad("polygons", S.zernike_moments, {"type": "Feature", "geometry": {"type": "Polygon"}}, 4)
-    bad("polygons", S.zernike_moments, {"type": "Feature"}, 4)
+    bad("shapes", S.zernike_moments, {"type": "Polygon"}, 4)
+    bad("shapes", S.zernike_moments, {"type": "MultiPolygon"}, 4)
+    bad("shapes", S.zernike_moments, {"type": "Feature", "geometry": {"type": "Polygon"}}, 4)
+    bad("shapes", S.zernike_moments, {"type": "Feature"}, 4)
     looped = {"type": "Feature"}
     looped["geometry"] = looped
-    bad("polygons", S.zernike_moments, looped, 4)
+    bad("shapes", S.zernike_moments, looped, 4)
     bad("shape", S.normalize, looped)
     bad("polygons", S.rasterize, looped)
     rings = []
     rings.append(rings)
-    bad("polygons", S.zernike_moments, {"type": "Polygon", "coordinates": rings}, 4)
-    bad("polygons", S.zernike_moments, rings, 4)
-    bad("polygons", S.zernike_moments, {"type": "Polygon", "coordinates": 5}, 4)
-    bad("polygons", S.zernike_moments, {"type": "Polygon", "coordinates": "abc"}, 4)
-    bad("polygons", S.zernike_moments, {"type": "Point", "coordinates": [0, 0]}, 4)
+    bad("shapes", S.zernike_moments, {"type": "Polygon", "coordinates": rings}, 4)
+    bad("shapes", S.zernike_moments, rings, 4)
+    bad("shapes", S.zernike_moments, {"type": "Polygon", "coordinates": 5}, 4)
+    bad("shapes", S.zernike_moments, {"type": "Polygon", "coordinates": "abc"}, 4)
+    bad("shapes", S.zernike_moments, {"type": "Point", "coordinates": [0, 0]}, 4)
     # a well-formed Feature still works
     feature = {"type": "Feature", "properties": {}, "geometry": _geojson(SQUARE)}
     np.testing.assert_array_equal(S.zernike_moments(feature, 6), S.zernike_moments(SQUARE, 6))
@@ -469,12 +470,13 @@ def test_empty_polygons_refused():
     shapely = pytest.importorskip("shapely")
     for call in (S.zernike_moments, S.rasterize):
         args = (4,) if call is S.zernike_moments else ()
-        bad("polygons", call, shapely.Polygon(), *args)
-        bad("polygons", call, [shapely.Polygon()], *args)
-        bad("polygons", call, [shapely.Polygon(SQUARE), shapely.Polygon()], *args)
-        bad("polygons", call, np.zeros((0, 4, 2)), *args)
-        bad("polygons", call, {"type": "Polygon", "coordinates": []}, *args)
-    bad("polygons", S.zernike_moments, np.zeros((0, 4, 2)), 4, input="auto")
+        name = "shapes" if call is S.zernike_moments else "polygons"
+        bad(name, call, shapely.Polygon(), *args)
+        bad(name, call, [shapely.Polygon()], *args)
+        bad(name, call, [shapely.Polygon(SQUARE), shapely.Polygon()], *args)
+        bad(name, call, np.zeros((0, 4, 2)), *args)
+        bad(name, call, {"type": "Polygon", "coordinates": []}, *args)
+    bad("shapes", S.zernike_moments, np.zeros((0, 4, 2)), 4, input="auto")
     bad("shapes", S.XShapeEncoder(4, input="polygon").encode_geometry, np.zeros((0, 4, 2)))
     bad("shape", S.normalize, shapely.Polygon())
 
@@ -485,21 +487,25 @@ def test_polygons_of_non_real_dtype_refused():
     for dtype in (bool, complex):
         for call, args in ((S.zernike_moments, (4,)), (S.rasterize, (8,))):
             error = bad(
-                "polygons", call, triangle.astype(dtype), *args, **({"input": "polygon"} if args == (4,) else {})
+                "shapes" if call is S.zernike_moments else "polygons",
+                call,
+                triangle.astype(dtype),
+                *args,
+                **({"input": "polygon"} if args == (4,) else {}),
             )
             assert np.dtype(dtype).name in str(error) and "expected (V, 2)" not in str(error)
-        error = bad("polygons[0]", S.zernike_moments, [triangle.astype(dtype)], 4)
+        error = bad("shapes, read as polygons[0]", S.zernike_moments, [triangle.astype(dtype)], 4)
         assert np.dtype(dtype).name in str(error)
-    assert "bool" in str(bad("polygons", S.zernike_moments, [[True, False], [False, True], [True, True]], 4))
+    assert "bool" in str(bad("shapes", S.zernike_moments, [[True, False], [False, True], [True, True]], 4))
 
 
 def test_transposed_polygons_explained():
     # regression: a (2, V) polygon was read as a mask and refused for its values
     star = S.star_polygon(5, 0.5, radius=0.8)
     for call, name, args, kwargs in (
-        (S.zernike_moments, "polygons", (4,), {}),
-        (S.zernike_moments, "polygons", (4,), {"input": "polygon"}),
-        (S.zernike_moments, "masks", (4,), {"input": "cartesian"}),
+        (S.zernike_moments, "shapes", (4,), {}),
+        (S.zernike_moments, "shapes", (4,), {"input": "polygon"}),
+        (S.zernike_moments, "shapes", (4,), {"input": "cartesian"}),
         (S.rasterize, "polygons", (), {}),
         (S.normalize, "shape", (), {}),
         (S.XShapeEncoder(4).encode_geometry, "shapes", (), {}),
@@ -507,8 +513,8 @@ def test_transposed_polygons_explained():
     ):
         error = bad(name, call, star.T, *args, **kwargs)
         assert "(2, V)" in str(error) and "polygon" in str(error), error
-    assert "(2, V)" in str(bad("polygons", S.zernike_moments, star.T.tolist(), 4))
-    assert "(2, V)" in str(bad("polygons", S.zernike_moments, np.stack([star.T, star.T]), 4))
+    assert "(2, V)" in str(bad("shapes", S.zernike_moments, star.T.tolist(), 4))
+    assert "(2, V)" in str(bad("shapes", S.zernike_moments, np.stack([star.T, star.T]), 4))
     # a two-row mask with values in [0, 1] is still a mask
     assert S.zernike_moments(np.full((2, 6), 0.5), 4).shape == (S.n_coefficients(4),)
 
@@ -516,7 +522,7 @@ def test_transposed_polygons_explained():
 def test_geojson_text_refused_clearly():
     text = json.dumps(_geojson(SQUARE))
     for call, name, args in (
-        (S.zernike_moments, "polygons", (4,)),
+        (S.zernike_moments, "shapes", (4,)),
         (S.rasterize, "polygons", ()),
         (S.normalize, "shape", ()),
         (S.XShapeEncoder(4, input="polygon").encode_geometry, "shapes", ()),
@@ -529,9 +535,9 @@ def test_geojson_text_refused_clearly():
 def test_raising_array_likes_named():
     # regression: the RuntimeError of __array__ escaped unnamed
     bad("shapes", S.zernike_moments, _RaisingArray(), 4)
-    bad("masks", S.zernike_moments, _RaisingArray(), 4, input="cartesian")
-    bad("polygons", S.zernike_moments, _RaisingArray(), 4, input="polygon")
-    bad("polygons[0]", S.zernike_moments, [_RaisingArray()], 4, input="polygon")
+    bad("shapes", S.zernike_moments, _RaisingArray(), 4, input="cartesian")
+    bad("shapes", S.zernike_moments, _RaisingArray(), 4, input="polygon")
+    bad("shapes, read as polygons[0]", S.zernike_moments, [_RaisingArray()], 4, input="polygon")
     bad("polygons", S.rasterize, _RaisingArray())
     bad("shape", S.normalize, _RaisingArray())
     bad("unit_shape", S.denormalize, _RaisingArray(), [0.0, 0.0, 1.0])
@@ -553,11 +559,11 @@ def test_masked_arrays_refused():
     mask = np.ma.masked_array(np.full((6, 6), 0.5), mask=np.eye(6, dtype=bool))
     for error in (
         bad("shapes", S.zernike_moments, square, 4),
-        bad("polygons", S.zernike_moments, square, 4, input="polygon"),
-        bad("polygons[0]", S.zernike_moments, [square], 4),
+        bad("shapes", S.zernike_moments, square, 4, input="polygon"),
+        bad("shapes, read as polygons[0]", S.zernike_moments, [square], 4),
         bad("shapes", S.zernike_moments, mask, 4),
-        bad("masks", S.zernike_moments, mask, 4, input="cartesian"),
-        bad("masks", S.zernike_moments, mask, 4, input="polar"),
+        bad("shapes", S.zernike_moments, mask, 4, input="cartesian"),
+        bad("shapes", S.zernike_moments, mask, 4, input="polar"),
         bad("polygons", S.rasterize, square),
         bad("shape", S.normalize, square),
         bad("shape", S.normalize, mask),
@@ -733,3 +739,218 @@ def test_no_memory_growth():
             S.zernike_moments(np.full((4, 4), 2.0), 3, input="cartesian")
 
     assert rss_growth(call, 400) < 8 * 2**20
+
+
+def test_basis_cache_shared_by_threads():
+    # regression: threads that evicted entries of the shared basis cache while another thread looked
+    # one up raised "RuntimeError: OrderedDict mutated during iteration" (in about 1 round of 3)
+    import sys
+    import threading
+
+    rng = np.random.default_rng(3)
+    masks = [rng.random((side, side)) > 0.5 for side in range(16, 28)]  # 12 grids, 8 cached bases
+    expected = [S.zernike_moments(mask, 8, n_threads=1) for mask in masks]
+
+    def one_round():
+        results: dict[tuple[int, int], np.ndarray] = {}
+        errors: list[BaseException] = []
+        barrier = threading.Barrier(8)
+
+        def work(t):
+            try:
+                barrier.wait()
+                for k in range(40):
+                    results[t, k] = S.zernike_moments(masks[(t + k) % 12], 8, n_threads=1)
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not errors, repr(errors[0])
+        assert len(results) == 8 * 40
+        for (t, k), got in results.items():
+            np.testing.assert_array_equal(got, expected[(t + k) % 12])
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(20):
+            one_round()
+    finally:
+        sys.setswitchinterval(old)
+
+
+def _orthonormality_error(pose_encoder):
+    """``max |<w_j, w_k> - delta_jk|`` on a rule independent of the encoder's: composite Gauss-Legendre,
+    1024 panels of 16 nodes."""
+    x, w = np.polynomial.legendre.leggauss(16)
+    rho = (np.arange(1024)[:, None] / 1024 + (x + 1) / 2048).ravel()
+    weight = np.tile(w / 2048, 1024) * rho
+    W = pose_encoder.windows(rho)
+    return np.max(np.abs((W * weight[:, None]).T @ W - np.eye(pose_encoder.K)))
+
+
+def test_pose_windows_that_lose_orthonormality_refused():
+    # regression: K >~ 20 seed bumps of width 0.1 are numerically dependent, and Gram-Schmidt
+    # normalised rounding noise: windows off orthonormal by 3.5e-5 (K = 20) to 6e23 (K = 40)
+    # with a modest condition_number and round-tripping codes
+    for K in (20, 30, 40, 1000):
+        error = str(bad("K, sigma", S.PoseEncoder, K))
+        assert f"K = {K}" in error and "sigma = 0.1" in error and "use K <= 11 or sigma <= " in error
+    bad("K, sigma", S.PoseEncoder, 12, sigma=0.2)  # 6e-8 off
+    bad("K, sigma", S.PoseEncoder, 2, sigma=1e10)  # two equal constants
+    bad("K, sigma", S.PoseEncoder, 30, compat=S.COMPAT_XSHAPEENC, res=200)
+    # what the message offers works
+    assert _orthonormality_error(S.PoseEncoder(11)) < 1e-10
+    assert _orthonormality_error(S.PoseEncoder(30, sigma=0.8 / (0.75 * 29))) < 1e-10
+    for sigma in (0.02, 0.05, 0.2, 0.5, 1.0):
+        K = 1 + int(0.8 / (0.75 * sigma))
+        assert _orthonormality_error(S.PoseEncoder(K, sigma=sigma)) < 1e-10
+    # bumps too narrow for the quadrature: orthonormal on the nodes only (3e0 off for sigma = 1e-3)
+    error = str(bad("sigma", S.PoseEncoder, 4, sigma=1e-3))
+    assert "n_nodes >= 3500" in error
+    assert _orthonormality_error(S.PoseEncoder(4, sigma=1e-3, n_nodes=3500)) < 1e-10
+    # the joint codes name their argument
+    enc = S.XShapeEncoder(8, input="polygon")
+    bad("pose_sigma", enc.encode_joint, SQUARE, np.full(30, 0.1))
+    bad("pose_sigma", S.XShapeEncoder(8, input="polygon", pose_sigma=1e-3).encode_joint, SQUARE, [0.1, 0.2, 0.3])
+    assert S.XShapeEncoder(8, input="polygon", pose_sigma=0.03).encode_joint(SQUARE, np.full(30, 0.1)).shape == (
+        enc.length,
+    )
+
+
+def test_pose_encoder_work_interruptible():
+    # one seed window at a time (2 million small steps here)
+    assert_interrupts(_SETUP, "S.PoseEncoder(1500, sigma=5e-4, n_nodes=7000)")
+    # the field at many radii: blocks of bounded size (the whole would take 1.6 GB and ~20 s in one call)
+    setup = _SETUP + "enc = S.PoseEncoder(100, sigma=0.01)\nrho = np.linspace(0, 1, 2_000_000)\np = np.ones(100)"
+    assert_interrupts(setup, "enc.field(p, rho, 0.0)")
+    assert_interrupts(setup, "enc.windows(rho[:400_000])")
+
+
+def _mask_batch():
+    rng = np.random.default_rng(5)
+    polys = [S.star_polygon(5 + b % 4, 0.5, radius=0.3 + 0.05 * b, center=(0.2 - 0.04 * b, 0.1)) for b in range(13)]
+    masks = S.rasterize(polys, (90, 70), supersample=3)
+    masks[3] *= rng.random((90, 70))  # soft masks too
+    return masks
+
+
+@pytest.mark.parametrize("compat", [None, S.COMPAT_XSHAPEENC])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.uint8])
+def test_mask_normalize_in_blocks_is_exact(monkeypatch, compat, dtype):
+    # regression: the frames of a mask batch took several (B, H, W) float64 temporaries at once;
+    # they are built in blocks now, with the values of the whole batch at once
+    masks = _mask_batch()
+    masks = (masks > 0.5).astype(dtype) if dtype == np.uint8 else masks.astype(dtype)
+    geometry = importlib.import_module("paperkernels.shapes._geometry")
+    monkeypatch.setattr(geometry, "_MASK_BLOCK_BYTES", 2**40)
+    whole = S.normalize(masks, res=40, compat=compat)
+    for block_bytes in (1, 9 * 90 * 70 * 2, 9 * 90 * 70 * 5 + 1):  # one mask and one row at a time, 2 or 5 masks
+        monkeypatch.setattr(geometry, "_MASK_BLOCK_BYTES", block_bytes)
+        unit, pose = S.normalize(masks, res=40, compat=compat)
+        np.testing.assert_array_equal(pose, whole[1])
+        np.testing.assert_array_equal(unit, whole[0])
+    for b in range(len(masks)):  # one mask at a time: the same up to the rounding of the centroid sums
+        unit, pose = S.normalize(masks[b], res=40, compat=compat)
+        np.testing.assert_allclose(pose, whole[1][b], rtol=1e-14, atol=1e-15)
+        assert np.max(np.abs(unit - whole[0][b])) < 1e-9
+
+
+def test_mask_normalize_memory_bounded():
+    # regression: 100 masks of 512 x 512 took 627 MiB of temporaries, under a 50 MiB limit
+    import tracemalloc
+
+    masks = np.zeros((100, 512, 512), bool)
+    masks[:, 200:300, 100:400] = True
+    expected = S.normalize(masks, res=64)
+    tracemalloc.start()
+    try:
+        with paperkernels.limits.override(max_result_bytes=50 * 2**20):
+            unit, pose = S.normalize(masks, res=64)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 56 * 2**20, peak / 2**20
+    np.testing.assert_array_equal(unit, expected[0])
+    np.testing.assert_array_equal(pose, expected[1])
+    with paperkernels.limits.override(max_result_bytes=2**20):
+        bad("shape", S.normalize, np.ones((400, 400)))  # the float64 copy of one mask: 1.2 MiB
+
+
+def test_mask_normalize_interruptible():
+    # regression: 2.3 s of numpy over the whole batch at once (Ctrl-C seen after 1.9 to 3.0 s)
+    setup = _SETUP + "masks = np.zeros((600, 512, 512), bool); masks[:, 200:300, 100:400] = True"
+    assert_interrupts(setup, "S.normalize(masks, res=64)")
+
+
+def test_moment_errors_name_the_shapes_argument():
+    # regression: zernike_moments(shapes, N) blamed "masks" or "polygons", names the user never passed
+    for value, kwargs, how in (
+        (None, {}, "masks"),
+        (np.full((3, 3), 1.5), {}, "masks"),  # the core's check of the values
+        (np.full((3, 4), 1.5), {"input": "polar"}, "polar masks"),
+        ([], {}, "polygons"),
+        (SQUARE[:2], {"input": "polygon"}, "polygons[0]"),
+    ):
+        error = str(bad("shapes", S.zernike_moments, value, 5, **kwargs))
+        assert error.startswith(f"shapes, read as {how}: expected"), error
+    assert str(bad("shapes", S.XShapeEncoder(4).encode_geometry, np.full((3, 3), 1.5))).startswith("shapes: expected")
+
+
+def test_overflowing_coordinates_named():
+    # regression: 1e300 coordinates were refused as "positive area, got area inf" with numpy
+    # RuntimeWarnings, and 1e150 gave a pose of NaN
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning leaks
+        for factor in (1e300, 1e200):
+            error = str(bad("shape[0]", S.normalize, SQUARE * factor))
+            assert "overflows float64" in error and "positive area" not in error
+            assert "overflows float64" in str(bad("polygons[0]", S.rasterize, SQUARE * factor, 8))
+        assert "overflows float64" in str(bad("shape[0]", S.normalize, SQUARE * 1e150))  # the centroid
+        assert "underflows float64" in str(bad("shape[0]", S.normalize, SQUARE * 1e-300))
+        bad("shape[1]", S.normalize, [SQUARE, SQUARE * 1e300])
+        unit, pose = S.normalize(SQUARE * 1e100)
+        assert np.all(np.isfinite(pose)) and np.all(np.isfinite(unit))
+    assert "positive area" in str(bad("shape[0]", S.normalize, np.zeros((4, 2))))
+
+
+def test_fit_pose_accuracy_as_documented():
+    # the guide's figures: at N = 14 on a normalised star, poses in [-1, 1]^3 are recovered, and a
+    # failed fit (e.g. (2, 2, 2), wrongly documented as exact) shows a residual of about 1 rad
+    unit, _ = S.normalize(S.star_polygon(5, 0.5))
+    enc = S.XShapeEncoder(14, input="polygon", dtype=np.float64)
+    geometry = enc.encode_geometry(unit)
+    poses = np.random.default_rng(1).uniform(-1, 1, (30, 3))
+    fit = enc.fit_pose(enc.encode_joint([unit] * 30, poses), np.tile(geometry, (30, 1)), 3)
+    assert np.max(np.abs(fit.pose - poses)) < 1e-13 and np.max(fit.residual) < 1e-12
+    failed = enc.fit_pose(enc.encode_joint(unit, [2.0, 2.0, 2.0]), geometry, 3)
+    assert np.max(np.abs(failed.pose - 2.0)) > 1 and 1.0 < failed.residual < 1.2
+
+
+def test_radial_accuracy_as_documented():
+    # radial() (one band) is least accurate for m = 0 near rho = 0; the documented bounds hold
+    mpmath = pytest.importorskip("mpmath")
+
+    def exact(n, m, r):
+        k = (n - m) // 2
+        with mpmath.workdps(int(0.35 * n) + 60):
+            r = mpmath.mpf(r)
+            return float(
+                mpmath.fsum(
+                    (-1) ** j * mpmath.binomial(n - j, j) * mpmath.binomial(n - 2 * j, k - j) * r ** (n - 2 * j)
+                    for j in range(k + 1)
+                )
+            )
+
+    rho = np.concatenate([np.linspace(0, 0.04, 41), [0.000587, 0.3, 0.77, 1.0]])
+    for n, m, bound in ((100, 0, 1e-13), (100, 50, 1e-14), (300, 0, 1e-12)):
+        errors = np.abs(S.radial(n, m, rho) - [exact(n, m, r) for r in rho])
+        assert np.max(errors) < bound, (n, m, np.max(errors))
+    table = S.radial_table(100, rho)[:, S.indices(100).tolist().index([100, 0])]
+    assert np.max(np.abs(table - [exact(100, 0, r) for r in rho])) < 1.3e-15

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
+from .._limits import check_result_bytes, limits
 from .._optional import optional_import
 from .._validation import as_array, as_choice, as_float, as_int, as_n_threads
 from ._inputs import PackedPolygons, as_masks, check_output_bytes, pack_polygons, split_polygons
@@ -79,8 +80,11 @@ def normalize(
     Raises
     ------
     ValueError, TypeError
-        For shapes that cannot be read (named), an empty mask, ``margin`` outside ``[0, 1)``, or an
-        unknown ``compat``.
+        For shapes that cannot be read (named), an empty mask, polygon coordinates so large (or
+        small) that their area or centroid overflows (underflows) float64, ``margin`` outside
+        ``[0, 1)``, an unknown ``compat``, or unit masks (or the float64 working copy of one input
+        mask) above ``paperkernels.limits.max_result_bytes``. Mask batches are read in blocks of
+        bounded memory (about 64 MiB of temporaries), with the results of the whole batch at once.
 
     Examples
     --------
@@ -166,8 +170,16 @@ def _map_nested(coords: Any, fn: Callable[[np.ndarray], np.ndarray], depth: int,
 def _normalize_polygons(shape: Any, margin: float, compat: str | None) -> tuple[Any, np.ndarray]:
     batch, single = split_polygons(shape, "shape")
     packed = pack_polygons(batch, "shape", unit_disk=False)
-    centre, radius = _polygon_frames(packed, compat)
-    scale = (1.0 - margin) / radius
+    with np.errstate(over="ignore", invalid="ignore"):  # huge coordinates: refused below
+        centre, radius = _polygon_frames(packed, compat)
+        scale = (1.0 - margin) / radius
+    overflow = np.flatnonzero(~(np.isfinite(centre).all(axis=1) & np.isfinite(radius) & (scale > 0)))
+    if overflow.size:
+        b = int(overflow[0])
+        raise ValueError(
+            f"shape[{b}]: expected coordinates whose products fit in float64, got coordinates whose area "
+            "centroid overflows float64; rescale the coordinates"
+        )
     pose = np.column_stack([centre, scale])
 
     def mapper(b: int) -> Callable[[np.ndarray], np.ndarray]:
@@ -180,35 +192,71 @@ def _normalize_polygons(shape: Any, margin: float, compat: str | None) -> tuple[
     return [_map_shape(item, mapper(b)) for b, item in enumerate(shape)], pose
 
 
+_MASK_BLOCK_BYTES = 64 * 2**20
+"""Temporaries of one block of the mask frames (float64 copies, distances; at most
+``paperkernels.limits.max_result_bytes``): memory stays bounded and Ctrl-C gets through between blocks."""
+
+
+def _mask_frames(masks: np.ndarray, compat: str | None) -> np.ndarray:
+    """Rows ``(c_x, c_y, r_max)`` of masks: area centroid and largest distance to a pixel corner.
+
+    The masks are read in blocks whose float64 copies stay within ``_MASK_BLOCK_BYTES`` (at least one
+    mask), and the distances in bands of rows: the values are those of the whole batch at once (the
+    centroids are taken from the row and column sums of the whole batch, the maxima are exact).
+    """
+    B, H, W = masks.shape
+    check_result_bytes(
+        8 * H * W, "shape", f"the float64 working copy of one {H} x {W} mask", "use smaller masks (resample them)"
+    )
+    block_bytes = min(_MASK_BLOCK_BYTES, int(limits.max_result_bytes))
+    x, y = _pixel_centres(H, W)
+    total = np.empty(B)
+    column_sums = np.empty((B, W))
+    row_sums = np.empty((B, H))
+    step = max(1, block_bytes // (9 * H * W))  # float64 weights and a bool mask per pixel
+    for start in range(0, B, step):
+        weights = masks[start : start + step].astype(np.float64, copy=False)
+        if weights.min() < 0 or weights.max() > 1 or not np.all(np.isfinite(weights)):
+            raise ValueError("shape: expected mask values in [0, 1] (scale 0-255 images by 1/255)")
+        total[start : start + step] = weights.sum(axis=(1, 2))
+        column_sums[start : start + step] = weights.sum(axis=1)
+        row_sums[start : start + step] = weights.sum(axis=2)
+        del weights  # the next block's copy (or the distances below) take its place
+    empty = np.flatnonzero(total <= 0)
+    if empty.size:
+        raise ValueError(f"shape: mask {int(empty[0])} has no foreground pixel; nothing to normalise")
+    cx = (column_sums @ x) / total
+    cy = (row_sums @ y) / total
+    reach = np.zeros((B, 2))  # squared radius, or the reach in x and y (compat)
+    for start in range(0, B, step):
+        block = slice(start, start + step)
+        dx = np.abs(x[None, None, :] - cx[block, None, None]) + 1.0 / W
+        dy = np.abs(y[None, :, None] - cy[block, None, None]) + 1.0 / H
+        band = max(1, block_bytes // (25 * len(dx) * W))  # rows of float64 distances
+        for top in range(0, H, band):
+            rows = slice(top, top + band)
+            support = masks[block, rows] > 0
+            if compat is None:
+                part = np.where(support, dx**2 + dy[:, rows] ** 2, 0.0).max(axis=(1, 2))
+                reach[block, 0] = np.maximum(reach[block, 0], part)
+            else:
+                reach[block, 0] = np.maximum(reach[block, 0], np.where(support, dx, 0.0).max(axis=(1, 2)))
+                reach[block, 1] = np.maximum(reach[block, 1], np.where(support, dy[:, rows], 0.0).max(axis=(1, 2)))
+    radius = np.sqrt(reach[:, 0]) if compat is None else np.hypot(reach[:, 0], reach[:, 1])
+    return np.column_stack([cx, cy, radius])
+
+
 def _normalize_masks(
     shape: Any, margin: float, res: Any, supersample: int, compat: str | None, n_threads: int | None
 ) -> tuple[np.ndarray, np.ndarray]:
     masks, single = as_masks(shape, "shape")
     B, H, W = masks.shape
-    weights = masks.astype(np.float64, copy=False)
-    if weights.min() < 0 or weights.max() > 1 or not np.all(np.isfinite(weights)):
-        raise ValueError("shape: expected mask values in [0, 1] (scale 0-255 images by 1/255)")
-    total = weights.sum(axis=(1, 2))
-    empty = np.flatnonzero(total <= 0)
-    if empty.size:
-        raise ValueError(f"shape: mask {int(empty[0])} has no foreground pixel; nothing to normalise")
-    x, y = _pixel_centres(H, W)
-    cx = (weights.sum(axis=1) @ x) / total
-    cy = (weights.sum(axis=2) @ y) / total
-    support = weights > 0
-    dx = np.abs(x[None, None, :] - cx[:, None, None]) + 1.0 / W
-    dy = np.abs(y[None, :, None] - cy[:, None, None]) + 1.0 / H
-    if compat is None:
-        radius = np.sqrt(np.where(support, dx**2 + dy**2, 0.0).max(axis=(1, 2)))
-    else:
-        reach_x = np.where(support, dx, 0.0).max(axis=(1, 2))
-        reach_y = np.where(support, dy, 0.0).max(axis=(1, 2))
-        radius = np.hypot(reach_x, reach_y)
-    scale = (1.0 - margin) / radius
-    pose = np.column_stack([cx, cy, scale])
     R, C = (H, W) if res is None else _as_resolution(res)
     supersample = as_int(supersample, "supersample", low=1, high=16)
     check_output_bytes((B, R, C), "res", "normalise smaller batches or at a lower res")
+    frames = _mask_frames(masks, compat)
+    scale = (1.0 - margin) / frames[:, 2]
+    pose = np.column_stack([frames[:, 0], frames[:, 1], scale])
     unit = _core.shapes.resample(masks, np.ascontiguousarray(pose), R, C, supersample, as_n_threads(n_threads))
     return (unit[0], pose[0]) if single else (unit, pose)
 

@@ -305,7 +305,8 @@ def split_polygons(value: Any, name: str = "polygons") -> tuple[list[list[list[A
 
 def pack_polygons(batch: Sequence[list[list[Any]]], name: str = "polygons", unit_disk: bool = True) -> PackedPolygons:
     """Validate and pack polygons; rings lose a repeated closing vertex. Raises on non-finite or
-    too few vertices, zero area, and (when unit_disk) vertices outside the closed unit disk."""
+    too few vertices, zero area, areas that overflow or underflow float64, and (when unit_disk)
+    vertices outside the closed unit disk."""
     if not batch:
         raise ValueError(f"{name}: expected at least one polygon, got none")
     rings: list[np.ndarray] = []
@@ -341,16 +342,32 @@ def pack_polygons(batch: Sequence[list[list[Any]]], name: str = "polygons", unit
         ring_is_hole=np.asarray(is_hole),
     )
     # Outer rings count positively and holes negatively, whatever their orientation.
-    raw = packed.signed_ring_areas()
-    role = np.where(packed.ring_is_hole, -1.0, 1.0)
-    packed.ring_sign = role * np.where(raw < 0, -1.0, 1.0)
-    areas = packed.areas()
-    lo = np.minimum.reduceat(np.minimum.reduceat(vertices, ring_start[:-1]), packed.poly_start[:-1])
-    hi = np.maximum.reduceat(np.maximum.reduceat(vertices, ring_start[:-1]), packed.poly_start[:-1])
-    box = np.prod(hi - lo, axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):  # huge coordinates: refused below
+        raw = packed.signed_ring_areas()
+        role = np.where(packed.ring_is_hole, -1.0, 1.0)
+        packed.ring_sign = role * np.where(raw < 0, -1.0, 1.0)
+        areas = packed.areas()
+        lo = np.minimum.reduceat(np.minimum.reduceat(vertices, ring_start[:-1]), packed.poly_start[:-1])
+        hi = np.maximum.reduceat(np.maximum.reduceat(vertices, ring_start[:-1]), packed.poly_start[:-1])
+        box = np.prod(hi - lo, axis=1)
+    overflow = np.flatnonzero(~(np.isfinite(areas) & np.isfinite(box)))
+    if overflow.size:
+        b = int(overflow[0])
+        reach = float(np.max(np.abs(np.stack([lo[b], hi[b]]))))
+        raise ValueError(
+            f"{name}[{b}]: expected coordinates whose products fit in float64, got coordinates up to {reach:.3g} "
+            "(the polygon's area overflows float64); rescale the coordinates"
+        )
     degenerate = np.flatnonzero(~(areas > 1e-12 * box))
     if degenerate.size:
         b = int(degenerate[0])
+        extent = hi[b] - lo[b]
+        reach = float(np.max(np.abs(np.stack([lo[b], hi[b]]))))
+        if np.all(extent > 0) and reach < 1e-150:  # products of such coordinates underflow
+            raise ValueError(
+                f"{name}[{b}]: expected coordinates whose products fit in float64, got coordinates up to "
+                f"{reach:.3g} (the polygon's area underflows float64); rescale the coordinates"
+            )
         raise ValueError(f"{name}[{b}]: expected a polygon of positive area, got area {areas[b]:.3g}")
     if unit_disk:
         radius = np.hypot(vertices[:, 0], vertices[:, 1])

@@ -3,7 +3,8 @@
 coefficients ``a_j = 2 (n_j + 1) integral_0^1 P R_{n_j}^{m_p} rho drho`` with ``n_j = m_p + 2j``.
 
 The windows ``w_k`` are two-bump Gaussians orthonormalised (two-pass Gram-Schmidt) under
-``<u, v> = integral_0^1 u v rho drho``. Integrals use Gauss-Legendre quadrature on [0, 1] with
+``<u, v> = integral_0^1 u v rho drho``; seeds that overlap too much to be orthonormalised in float64
+are refused (the windows are checked on a second, finer quadrature rule). Integrals use Gauss-Legendre quadrature on [0, 1] with
 enough nodes for the degree of the radial polynomials plus the Gaussians (checked in the tests to be
 converged to rounding), instead of the reference implementation's trapezoid rule on a grid.
 """
@@ -27,6 +28,37 @@ MIN_SIGMA = 1e-150
 
 MAX_SIGMA = 1e150
 """Largest bump width: above it ``2 sigma^2`` overflows float64."""
+
+_MIN_PIVOT = 1e-8
+"""Smallest part of a seed window left after removing the previous windows (relative to its norm):
+below it the window is rounding noise amplified more than 1e8 times."""
+
+_MAX_ORTHONORMALITY_ERROR = 1e-8
+"""Largest ``|<w_j, w_k> - delta_jk|`` allowed on the independent check rule."""
+
+_BLOCK_FLOPS = 1 << 25
+"""Work of one block of the large array operations (a few tens of ms): Ctrl-C is seen between blocks."""
+
+_SAFE_SPACING = 0.75
+"""Seed centres ``0.8 / (K - 1)`` apart by at least this many sigma were always orthonormalised to
+~1e-12 (measured for sigma from 0.02 to 10)."""
+
+
+def _blocks(rows: int, cost_per_row: int) -> list[slice]:
+    """Row ranges of about ``_BLOCK_FLOPS`` work each (a single range when the whole fits in one)."""
+    step = max(1, _BLOCK_FLOPS // max(1, cost_per_row))
+    return [slice(start, min(start + step, rows)) for start in range(0, max(rows, 1), step)]
+
+
+def _check_rule(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Composite 16-point Gauss-Legendre rule with about twice ``n_nodes`` nodes on [0, 1]: nodes
+    and weights (times rho) that share no node with the encoder's rule."""
+    panels = max(4, -(-2 * n_nodes // 16))
+    x, w = np.polynomial.legendre.leggauss(16)
+    left = np.arange(panels)[:, None] / panels
+    rho = (left + (x + 1.0) / (2.0 * panels)).ravel()
+    weight = np.tile(w / (2.0 * panels), panels) * rho
+    return rho, weight
 
 
 def _trapezoid(y: np.ndarray, x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -71,8 +103,10 @@ class PoseEncoder:
     L : int
         Code length: orders ``n_j = m_p + 2j`` for ``j < L`` (default 128).
     sigma : float
-        Width of each Gaussian bump (default 0.1), in ``[1e-150, 1e150]``; bumps so narrow that
-        they vanish at every quadrature node are refused.
+        Width of each Gaussian bump (default 0.1), in ``[1e-150, 1e150]``. The K seed windows are
+        centred ``0.8 / (K - 1)`` apart; when they overlap so much that float64 cannot orthonormalise
+        them (from K = 17 at sigma = 0.1) or are too narrow for the quadrature (sigma < ~3.5 / n_nodes),
+        the encoder is refused rather than built from rounding noise.
     keep_bumps_inside : bool
         Shift both bumps of a seed window into [0, 1] when a sub-centre ``c_k -/+ delta`` falls
         outside, as the reference implementation does. Default False: the plain seed windows of
@@ -85,6 +119,16 @@ class PoseEncoder:
         and theta, shifted bumps and the reference's small regularisers.
     res : int
         Grid size in compat mode (the reference's default is 300).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For arguments out of range; for seed windows that overlap too much (the message names K
+        and sigma and gives the largest K or sigma that works; bump centres at least 0.75 sigma
+        apart always do), or that are too narrow for the quadrature (it says how many n_nodes are
+        needed): the windows are checked to be orthonormal to 1e-8 on an independent Gauss-Legendre
+        rule with twice the nodes (in compat mode, each seed must keep 1e-8 of its norm after
+        removing the previous windows); for arrays above ``paperkernels.limits.max_result_bytes``.
 
     Notes
     -----
@@ -179,15 +223,21 @@ class PoseEncoder:
         c1, c2 = self.sub_centres[:, 0], self.sub_centres[:, 1]
         s2 = 2.0 * self.sigma**2
         r = np.asarray(rho, dtype=np.float64)[:, None]
-        result: np.ndarray = 0.5 * np.exp(-((r - c1) ** 2) / s2) + 0.5 * np.exp(-((r - c2) ** 2) / s2)
+        result = np.empty((len(r), self.K))
+        for rows in _blocks(len(r), 8 * self.K):  # blocks: Ctrl-C gets through between them
+            block = r[rows]
+            result[rows] = 0.5 * np.exp(-((block - c1) ** 2) / s2) + 0.5 * np.exp(-((block - c2) ** 2) / s2)
         return result
 
     def _orthonormal_windows(self) -> np.ndarray:
+        """Two-pass modified Gram-Schmidt of the seeds (as the reference does), refusing a seed that
+        the previous windows span to within 1e-8 of its norm; then :meth:`_check_orthonormal`."""
         seeds = self._seeds(self._rho)
         windows = np.zeros_like(seeds)
         self._combination = np.zeros((self.K, self.K))  # windows = seeds @ _combination
-        for k in range(self.K):
+        for k in range(self.K):  # K^2 small steps: Ctrl-C gets through between them
             w = seeds[:, k].copy()
+            seed_norm = np.sqrt(self._inner(w, w))
             coef = np.zeros(self.K)
             coef[k] = 1.0
             for _ in range(2):  # two passes of Gram-Schmidt
@@ -202,11 +252,54 @@ class PoseEncoder:
                     "quadrature points (or repeats the previous windows); use a larger sigma"
                     + (" or a larger res" if self.compat is not None else " or more n_nodes")
                 )
+            if norm < _MIN_PIVOT * seed_norm:
+                raise self._overlap_error(
+                    f"seed window {k} lies within {norm / seed_norm:.1e} of the span of the previous ones"
+                )
             if self.compat is not None:
                 norm = norm + 1e-12
             windows[:, k] = w / norm
             self._combination[:, k] = coef / norm
+        if self.compat is None:
+            self._check_orthonormal()
         return windows
+
+    def _overlap_error(self, detail: str) -> ValueError:
+        """The error for seeds too close to each other to be orthonormalised in float64."""
+        k_max = 1 + int(0.8 / (_SAFE_SPACING * self.sigma))
+        sigma_max = 0.8 / (_SAFE_SPACING * (self.K - 1))
+        return ValueError(
+            f"K, sigma: the K = {self.K} seed windows of width sigma = {self.sigma:g} overlap too much to be "
+            f"orthonormalised in float64 ({detail}); use K <= {k_max} or sigma <= {sigma_max:.3g} (bump "
+            f"centres 0.8 / (K - 1) apart by at least {_SAFE_SPACING} sigma)"
+        )
+
+    def _check_orthonormal(self) -> None:
+        """Refuse windows that are orthonormal on the encoder's nodes only: measured on an independent
+        composite Gauss-Legendre rule with twice the nodes, ``|<w_j, w_k> - delta_jk|`` must stay below
+        1e-8. It fails when the seeds overlap so much that Gram-Schmidt normalises rounding noise, or
+        when the bumps are too narrow for the quadrature."""
+        rho, weight = _check_rule(len(self._rho))
+        gram = np.zeros((self.K, self.K))
+        for rows in _blocks(len(rho), 8 * self.K * self.K):
+            W = self._seeds(rho[rows]) @ self._combination
+            gram += (W * weight[rows, None]).T @ W
+        error = float(np.max(np.abs(gram - np.eye(self.K))))
+        if error <= _MAX_ORTHONORMALITY_ERROR:
+            return
+        detail = f"off orthonormal by {error:.1e} between the quadrature nodes"
+        if self.K > 1 and 0.8 / (self.K - 1) < _SAFE_SPACING * self.sigma:
+            raise self._overlap_error(detail)
+        needed = int(np.ceil(3.5 / self.sigma))  # nodes about sigma / 2 apart in the middle of [0, 1]
+        remedy = (
+            f"use n_nodes >= {needed} (about 3.5 / sigma) or a larger sigma"
+            if needed <= MAX_GAUSS_NODES
+            else f"use sigma >= {3.5 / MAX_GAUSS_NODES:.3g} with n_nodes = {MAX_GAUSS_NODES}"
+        )
+        raise ValueError(
+            f"sigma: the windows of width sigma = {self.sigma:g} are too narrow for the {len(self._rho)} "
+            f"quadrature nodes ({detail}); {remedy}"
+        )
 
     def windows(self, rho: Any) -> np.ndarray:
         """Orthonormal windows ``w_k(rho)``: shape ``(len(rho), K)``.
@@ -224,7 +317,8 @@ class PoseEncoder:
         Raises
         ------
         ValueError, TypeError
-            When ``rho`` leaves ``[0, 1]`` or is not finite.
+            When ``rho`` leaves ``[0, 1]`` or is not finite, or the result would exceed
+            ``paperkernels.limits.max_result_bytes``.
 
         Examples
         --------
@@ -235,7 +329,13 @@ class PoseEncoder:
         (2, 3)
         """
         r = as_array(rho, "rho", ndim=1, low=0.0, high=1.0)
-        return self._seeds(r) @ self._combination
+        check_result_bytes(
+            8 * len(r) * self.K, "rho", f"the windows of shape ({len(r)}, {self.K})", "evaluate fewer radii per call"
+        )
+        result = np.empty((len(r), self.K))
+        for rows in _blocks(len(r), 8 * self.K * self.K):
+            result[rows] = self._seeds(r[rows]) @ self._combination
+        return result
 
     # -- band matrices ---------------------------------------------------------------------------
 
@@ -271,7 +371,10 @@ class PoseEncoder:
             self._check_compat_memory(int(L))
         radials = _core.shapes.radial_band(int(m), int(L), np.ascontiguousarray(self._rho))
         if self.compat is None:
-            result: np.ndarray = (self._windows * self._weight[:, None]).T @ radials
+            weighted = self._windows * self._weight[:, None]
+            result: np.ndarray = np.empty((self.K, radials.shape[1]))
+            for rows in _blocks(self.K, 2 * radials.size):  # rows of the result
+                result[rows] = weighted[:, rows].T @ radials
             return result
         return _trapezoid(self._windows.T[:, None, :] * radials.T[None, :, :] * self._rho, self._rho)
 
@@ -469,7 +572,10 @@ class PoseEncoder:
         r = as_array(rho, "rho", low=0.0, high=1.0)
         t = as_array(theta, "theta")
         r, t = np.broadcast_arrays(r, t)
-        profile = self.windows(r.ravel()) @ p
+        flat = r.ravel()
+        profile = np.empty(len(flat))
+        for rows in _blocks(len(flat), 8 * self.K * self.K):  # bounded memory, Ctrl-C between blocks
+            profile[rows] = (self._seeds(flat[rows]) @ self._combination) @ p
         result: np.ndarray = profile.reshape(r.shape) * np.cos(self.m_p * t)
         return result
 
