@@ -745,40 +745,21 @@ def test_basis_cache_shared_by_threads():
     # regression: threads that evicted entries of the shared basis cache while another thread looked
     # one up raised "RuntimeError: OrderedDict mutated during iteration" (in about 1 round of 3)
     import sys
-    import threading
 
     rng = np.random.default_rng(3)
     masks = [rng.random((side, side)) > 0.5 for side in range(16, 28)]  # 12 grids, 8 cached bases
     expected = [S.zernike_moments(mask, 8, n_threads=1) for mask in masks]
 
-    def one_round():
-        results: dict[tuple[int, int], np.ndarray] = {}
-        errors: list[BaseException] = []
-        barrier = threading.Barrier(8)
-
-        def work(t):
-            try:
-                barrier.wait()
-                for k in range(40):
-                    results[t, k] = S.zernike_moments(masks[(t + k) % 12], 8, n_threads=1)
-            except BaseException as exc:  # reported below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert not errors, repr(errors[0])
-        assert len(results) == 8 * 40
-        for (t, k), got in results.items():
-            np.testing.assert_array_equal(got, expected[(t + k) % 12])
+    def work(t):
+        return [S.zernike_moments(masks[(t + k) % 12], 8, n_threads=1) for k in range(40)]
 
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     try:
         for _ in range(20):
-            one_round()
+            for t, results in enumerate(run_in_threads(work, list(range(8)))):
+                for k, got in enumerate(results):
+                    np.testing.assert_array_equal(got, expected[(t + k) % 12])
     finally:
         sys.setswitchinterval(old)
 
