@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _core
 from .._limits import check_result_bytes, limits
-from .._validation import as_int
+from .._validation import aligned, as_int
 
 CRITERIA = {"fs": _core.greedy.Criterion.fs, "omp": _core.greedy.Criterion.omp}
 """The criteria as the C++ core names them (the user's string is checked with as_choice first)."""
@@ -279,15 +279,17 @@ class CentredDesign:
     ) -> EnsemblePath:
         """Fit learners ``first_learner .. first_learner + n_learners - 1`` on a prepared response."""
         code = CRITERIA[criterion]  # a _core.greedy.Criterion member
-        xty = response.xty
+        # A design or response shipped to a Dask worker arrives with arrays unpickled from
+        # out-of-band buffers, which may be misaligned: the core reads them only aligned.
+        xty = aligned(response.xty)
         if self.gram is not None:
             path, active, coef, gains = _core.greedy.fit_gram(
-                self.gram, xty, k, m, code, tol, seed, n_learners, n_threads, first_learner
+                aligned(self.gram), xty, k, m, code, tol, seed, n_learners, n_threads, first_learner
             )
         else:
             assert self.xt is not None  # the design holds either the Gram matrix or the transposed data
             path, active, coef, gains = _core.greedy.fit_columns(
-                self.xt, xty, self.col_sq, k, m, code, tol, seed, n_learners, n_threads, first_learner
+                aligned(self.xt), xty, aligned(self.col_sq), k, m, code, tol, seed, n_learners, n_threads, first_learner
             )
         return self._path(path, response.y_mean, active, gains, coef)
 
