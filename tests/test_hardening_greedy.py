@@ -309,6 +309,25 @@ def test_limits_are_configurable(monkeypatch):
         fit(X0, Y0)
 
 
+def test_refused_refit_leaves_the_fitted_estimator_as_it_was():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 60)), rng.normal(size=200)
+    est = EnsembleForwardSelection(k=5, n_estimators=50, random_state=0).fit(X[:, :10], y)
+    before = dict(vars(est))
+    prediction = est.predict(X[:4, :10])
+    with paperkernels.limits.override(max_result_bytes=10_000):
+        bad("k", est.fit, X, y)  # refused for its size, after the data were validated
+    bad("k", est.fit, X[:, :3], y)  # k = 5 > 3 features
+    bad("X", est.fit, np.full((200, 60), np.nan), y)
+    assert vars(est).keys() == before.keys()
+    assert all(vars(est)[name] is value for name, value in before.items())
+    np.testing.assert_array_equal(est.predict(X[:4, :10]), prediction)
+    # and a never-fitted estimator stays unfitted
+    fresh = EnsembleForwardSelection(k=5)
+    bad("k", fresh.fit, X[:, :3], y)
+    assert not [name for name in vars(fresh) if name.endswith("_")]
+
+
 def test_path_and_selection_frequencies_count_in_the_fit_limit():
     # k = p = 2000 on 3 samples: 16 MB of per-learner results for one learner, but a (k + 1, p) path
     # and (k, p) selection frequencies of 32 MB each and a 32 MB learner workspace.
@@ -376,8 +395,25 @@ rng = np.random.default_rng(5)
 def test_fit_interruptible(jobs):
     assert_interrupts(
         _SETUP + "X = rng.standard_normal((400, 300)); y = X[:, 0] + rng.standard_normal(400)",
-        f"G.EnsembleForwardSelection(k=30, m=50, n_estimators=40_000, n_jobs={jobs}).fit(X, y)",
+        f"G.EnsembleForwardSelection(k=30, m=50, n_estimators=200_000, n_jobs={jobs}).fit(X, y)",
     )
+
+
+def test_interrupted_refit_leaves_the_fitted_estimator_as_it_was():
+    # Ctrl-C during a refit on other data: the earlier fit stays whole and usable.
+    setup = _SETUP + (
+        "X = rng.standard_normal((400, 300)); y = X[:, 0] + rng.standard_normal(400)\n"
+        "est = G.EnsembleForwardSelection(k=5, n_estimators=50, random_state=0).fit(X[:, :50], y)\n"
+        "path = est.coef_path_; before = est.predict(X[:3, :50])\n"
+    )
+    check = (
+        "try:\n"
+        "    est.set_params(k=30, m=50, n_estimators=200_000).fit(X, y)\n"
+        "finally:\n"
+        "    assert est.n_features_in_ == 50 and est.coef_path_ is path, (est.n_features_in_, est.coef_path_.shape)\n"
+        "    assert np.array_equal(est.predict(X[:3, :50]), before)\n"
+    )
+    assert_interrupts(setup, check)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -407,13 +443,13 @@ def test_gram_kernel_interruptible(jobs):
 @pytest.mark.parametrize(
     "call",
     [
-        "G.cross_validate_path(G.EnsembleForwardSelection(k=30, m=50, n_estimators=2000, n_jobs=1), X, y, "
+        "G.cross_validate_path(G.EnsembleForwardSelection(k=30, m=50, n_estimators=8000, n_jobs=1), X, y, "
         "[10, 50, 100], cv=5)",
         "G.degrees_of_freedom(G.EnsembleForwardSelection(k=30, m=50, n_estimators=200, n_jobs=1), X, X[:, 0], 1.0, "
-        "n_replicates=100)",
+        "n_replicates=400)",
         "G.bias_variance(G.EnsembleForwardSelection(k=30, m=50, n_estimators=200, n_jobs=1), X, X[:, 0], 1.0, "
-        "n_replicates=100)",
-        "G.degrees_of_freedom_orthogonal(np.ones(2000), 1.0, 50, 200, n_replicates=5000)",
+        "n_replicates=400)",
+        "G.degrees_of_freedom_orthogonal(np.ones(2000), 1.0, 50, 200, n_replicates=20000)",
     ],
     ids=["cross_validate_path", "degrees_of_freedom", "bias_variance", "degrees_of_freedom_orthogonal"],
 )

@@ -760,25 +760,30 @@ def fit_ensemble(
 def _fit_ensemble(
     estimator: EnsembleForwardSelection, X: Any, y: Any, client: Any, chunk_size: int | None, progress: bool
 ) -> EnsembleForwardSelection:
-    X, y, params, seed, design = estimator._prepare_fit(X, y)
-    response = design.response(y)  # here, once: the workers' BLAS may round X^T y differently
-    ranges = _split(params["n_learners"], chunk_size, client)
-    options = dict(
-        k=params["k"],
-        m=params["m"],
-        criterion=params["criterion"],
-        tol=params["tol"],
-        seed=seed,
-        n_threads=1 if client is not None else params["n_threads"],
-    )
-    shipped = (
-        client.scatter([design, response], broadcast=True, hash=False) if client is not None else [design, response]
-    )
-    parts = _map_chunks(
-        _fit_learner_range, [(*shipped, first, count, options) for first, count in ranges], client, progress, "learners"
-    )
-    result = design.combine(parts, y_mean=response.y_mean, m=params["m"], n_threads=params["n_threads"])
-    return estimator._finish_fit(result, params, X.shape[1])
+    with estimator._unchanged_on_failure():
+        X, y, params, seed, design = estimator._prepare_fit(X, y)
+        response = design.response(y)  # here, once: the workers' BLAS may round X^T y differently
+        ranges = _split(params["n_learners"], chunk_size, client)
+        options = dict(
+            k=params["k"],
+            m=params["m"],
+            criterion=params["criterion"],
+            tol=params["tol"],
+            seed=seed,
+            n_threads=1 if client is not None else params["n_threads"],
+        )
+        shipped = (
+            client.scatter([design, response], broadcast=True, hash=False) if client is not None else [design, response]
+        )
+        parts = _map_chunks(
+            _fit_learner_range,
+            [(*shipped, first, count, options) for first, count in ranges],
+            client,
+            progress,
+            "learners",
+        )
+        result = design.combine(parts, y_mean=response.y_mean, m=params["m"], n_threads=params["n_threads"])
+        return estimator._finish_fit(result, params, X.shape[1])
 
 
 # -- shapes ----------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """EnsembleForwardSelection: a scikit-learn regressor averaging randomized forward selections."""
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -198,18 +200,33 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         >>> model.coef_path_.shape, sorted(np.flatnonzero(np.abs(model.coef_) > 0.5).tolist())
         ((4, 10), [0, 1])
         """
-        X, y, params, seed, design = self._prepare_fit(X, y)
-        result = design.fit(
-            y,
-            k=params["k"],
-            m=params["m"],
-            n_learners=params["n_learners"],
-            criterion=params["criterion"],
-            tol=params["tol"],
-            seed=seed,
-            n_threads=params["n_threads"],
-        )
-        return self._finish_fit(result, params, X.shape[1])
+        with self._unchanged_on_failure():
+            X, y, params, seed, design = self._prepare_fit(X, y)
+            result = design.fit(
+                y,
+                k=params["k"],
+                m=params["m"],
+                n_learners=params["n_learners"],
+                criterion=params["criterion"],
+                tol=params["tol"],
+                seed=seed,
+                n_threads=params["n_threads"],
+            )
+            return self._finish_fit(result, params, X.shape[1])
+
+    @contextlib.contextmanager
+    def _unchanged_on_failure(self) -> Iterator[None]:
+        """A fit that raises (refused data, parameters or sizes; Ctrl-C) leaves the estimator as it was:
+        its fitted attributes (names ending in ``_``, some set by the validation of the data) are put
+        back, and those the failed fit added are removed."""
+        before = {name: value for name, value in vars(self).items() if name.endswith("_")}
+        try:
+            yield
+        except BaseException:
+            for name in [name for name in vars(self) if name.endswith("_") and name not in before]:
+                delattr(self, name)
+            vars(self).update(before)
+            raise
 
     def _prepare_fit(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, dict[str, Any], int, CentredDesign]:
         """Validated data, parameters, seed and centred design of a fit (shared with distributed fits)."""
