@@ -516,3 +516,33 @@ def test_compare_passes_max_arms_to_the_characteristic_time():
         T.compare(mu, 0.1, samplers=["uniform"], n_runs=1, seed=1, max_arms=20)
     result = T.compare(mu, 0.1, samplers=["uniform"], n_runs=1, seed=1, max_arms=41)
     assert result.T_star == T.characteristic_time(mu, max_arms=41).T
+
+
+def test_round_robins_longer_than_any_episode_refused():
+    # K * min_pulls past 2^62 wrapped around in the core's int64 and the call ran without end.
+    for call in (
+        lambda: T.identify([0.5, 0.4], 0.1, min_pulls=2**62, seed=0),
+        lambda: T.run_many([0.5, 0.4, 0.3, 0.2], 0.1, n_runs=1, min_pulls=2**61, seed=0),
+        lambda: T.TopTwo(2, min_pulls=2**62),
+    ):
+        with pytest.raises(ValueError, match="min_pulls: expected K \\* min_pulls <= 2\\^62"):
+            call()
+    # longer than the default max_steps: named, with the remedy
+    with pytest.raises(ValueError, match="min_pulls: .* pass a larger max_steps"):
+        T.identify([0.5, 0.4], 0.1, min_pulls=10**8)
+    assert T.TopTwo(2, min_pulls=2**61).K == 2
+
+
+def test_booleans_are_not_means_nor_arms():
+    with pytest.raises(TypeError, match="mu: expected real means, got booleans"):
+        T.identify([True, False], seed=0)
+    with pytest.raises(TypeError, match="mu:"):
+        T.characteristic_time(np.array([True, False]))
+    sampler = T.TopTwo(2)
+    for arms in ([0.0, 1.0], np.array([True, False])):
+        with pytest.raises(TypeError, match="arm: expected integers"):
+            sampler.update(arms, [1, 0])
+    assert sampler.t == 0  # nothing recorded
+    sampler.update(np.array([0, 1], dtype=np.uint8), [1, 0])
+    sampler.update([], [])
+    assert sampler.N.tolist() == [1, 1]

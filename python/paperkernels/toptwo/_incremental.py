@@ -418,7 +418,8 @@ class TopTwo:
         >>> sampler.N, sampler.S
         (array([2, 1, 1]), array([1., 0., 1.]))
         """
-        arm_dims = plain_array(arm, "arm").ndim
+        raw_arms = plain_array(arm, "arm")
+        arm_dims = raw_arms.ndim
         reward_dims = plain_array(reward, "reward").ndim
         if arm_dims == 0 and reward_dims == 0:
             a = as_int(arm, "arm", low=0, high=self.K - 1)
@@ -432,6 +433,8 @@ class TopTwo:
                 raise ValueError(f"reward: expected a number within the float64 range, got {reward!r}"[:200]) from None
             self._core.update(a, value)
             return
+        if raw_arms.size and raw_arms.dtype.kind not in "iu":  # as for one arm: no floats, no bools
+            raise TypeError(f"arm: expected integers, got an array of dtype {raw_arms.dtype}")
         arms = as_array(arm, "arm", dtype=np.int64, ndim=1, allow_empty=True)
         rewards = as_array(reward, "reward", dtype=np.float64, ndim=1, allow_empty=True, finite=False)
         if arms.shape != rewards.shape:

@@ -121,6 +121,8 @@ class SamplerOptions:
 
 def check_mu(mu: Any, arms: str) -> tuple[FloatArray, int]:
     """Means with a unique maximum (in [0, 1] for Bernoulli arms) and the index of the best arm."""
+    if plain_array(mu, "mu").dtype.kind == "b":  # as for the scalar arguments: a bool is not a number here
+        raise TypeError("mu: expected real means, got booleans")
     if arms == "bernoulli":
         values = as_array(mu, "mu", ndim=1, low=0.0, high=1.0)
     else:
@@ -215,7 +217,9 @@ def options_from_dict(o: dict[str, Any]) -> SamplerOptions:
 
 
 def check_arm_count(K: int, opts: SamplerOptions, name: str) -> None:
-    """Refuse more arms than Frank-Wolfe sampling handles."""
+    """Refuse more arms than Frank-Wolfe sampling handles, and round robins longer than any episode."""
+    if K * opts.min_pulls > MAX_STEPS_LIMIT:
+        raise ValueError(f"min_pulls: expected K * min_pulls <= 2^62 (the longest episode), got {K} * {opts.min_pulls}")
     if opts.sampler == "FWS" and K > FWS_MAX_ARMS:
         raise ValueError(
             f"{name}: Frank-Wolfe sampling accepts at most FWS_MAX_ARMS = {FWS_MAX_ARMS} arms (its game needs a "
@@ -260,6 +264,11 @@ def resolve_threshold(
         max_steps = as_int(max_steps, "max_steps", low=min_steps, high=MAX_STEPS_LIMIT)
     if isinstance(threshold, str):
         kind = as_choice(threshold, "threshold", THRESHOLDS)
+        if max_steps is None and min_steps > DEFAULT_MAX_STEPS:
+            raise ValueError(
+                f"min_pulls: the round robin of K * min_pulls = {min_steps} pulls is longer than the default "
+                f"max_steps = {DEFAULT_MAX_STEPS}; pass a larger max_steps"
+            )
         return kind, None, DEFAULT_MAX_STEPS if max_steps is None else max_steps
     if callable(threshold):
         if max_steps is None:
