@@ -3,10 +3,13 @@ creation failures and Ctrl-C from another process."""
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -130,3 +133,135 @@ def test_enum_values_that_name_no_option_are_refused_by_every_core():
     for name, call in checks:
         with pytest.raises(ValueError, match=f"{name}: expected a member of the enum, got the value"):
             call()
+
+
+class _BlockInThread:
+    """A thread that runs ``with paperkernels.limits.override(max_result_bytes=value)`` and stays in
+    the block until told to leave, so that the test decides the interleaving."""
+
+    def __init__(self, value):
+        self.value = value
+        self.entered = threading.Event()
+        self.leave = threading.Event()
+        self.errors = []
+        self.thread = threading.Thread(target=self._run)
+        self.thread.start()
+        assert self.entered.wait(10), "the thread did not enter its block"
+
+    def _run(self):
+        try:
+            with paperkernels.limits.override(max_result_bytes=self.value) as limits:
+                self.seen = limits.max_result_bytes
+                self.entered.set()
+                assert self.leave.wait(10), "never told to leave"
+        except BaseException as error:  # reported by exit()
+            self.errors.append(error)
+            self.entered.set()
+
+    def exit(self):
+        self.leave.set()
+        self.thread.join(10)
+        assert not self.thread.is_alive() and self.errors == []
+
+
+@pytest.fixture
+def fresh_limits():
+    paperkernels.limits.reset()
+    yield paperkernels.limits
+    paperkernels.limits.reset()
+
+
+def test_overlapping_override_blocks_in_two_threads_end_in_either_order(fresh_limits):
+    limits = fresh_limits
+    default = limits.max_result_bytes
+    for first_to_leave in ("A", "B"):
+        blocks = {}
+        try:
+            blocks["A"] = _BlockInThread(2**20)
+            assert blocks["A"].seen == 2**20 and limits.max_result_bytes == 2**20
+            blocks["B"] = _BlockInThread(2**30)
+            assert blocks["B"].seen == 2**30 and limits.max_result_bytes == 2**30
+            blocks.pop(first_to_leave).exit()
+            (still_running,) = blocks.values()
+            # The value in force is that of the most recently entered block still running.
+            assert limits.max_result_bytes == still_running.value, first_to_leave
+            blocks.popitem()[1].exit()
+            assert limits.max_result_bytes == default, first_to_leave
+        finally:
+            for block in blocks.values():
+                block.leave.set()
+                block.thread.join(10)
+
+
+def test_assignment_during_another_threads_block_is_kept(fresh_limits):
+    limits = fresh_limits
+    block = _BlockInThread(2**20)
+    try:
+        limits.max_result_bytes = 2**25  # the base value: the running block stays in force
+        assert limits.max_result_bytes == 2**20
+        with pytest.raises(ValueError, match="above the limit"):
+            check_result_bytes(2**20 + 1, "x", "the results", "run fewer")
+    finally:
+        block.exit()
+    assert limits.max_result_bytes == 2**25
+    assert repr(limits) == f"paperkernels.limits(max_result_bytes={2**25})"
+
+
+def test_nested_override_blocks_keep_assignments_and_reset_made_inside(fresh_limits):
+    limits = fresh_limits
+    default = limits.max_result_bytes
+    with limits.override(max_result_bytes=2**20):
+        with limits.override(max_result_bytes=2**30) as inner:
+            assert inner is limits and limits.max_result_bytes == 2**30
+            limits.max_result_bytes = 2**25
+            assert limits.max_result_bytes == 2**30
+        assert limits.max_result_bytes == 2**20
+        with pytest.raises(RuntimeError, match="inside"):
+            with limits.override(max_result_bytes=7):
+                assert limits.max_result_bytes == 7
+                raise RuntimeError("inside")
+        assert limits.max_result_bytes == 2**20
+    assert limits.max_result_bytes == 2**25
+    with limits.override(max_result_bytes=2**20):
+        limits.reset()  # restores the base value; the running block stays in force
+        assert limits.max_result_bytes == 2**20
+    assert limits.max_result_bytes == default
+
+
+def test_override_blocks_leaving_out_of_order_in_one_thread(fresh_limits):
+    limits = fresh_limits
+    default = limits.max_result_bytes
+    outer = limits.override(max_result_bytes=2**20)
+    inner = limits.override(max_result_bytes=2**30)
+    outer.__enter__()
+    inner.__enter__()
+    outer.__exit__(None, None, None)
+    assert limits.max_result_bytes == 2**30
+    inner.__exit__(None, None, None)
+    assert limits.max_result_bytes == default
+
+
+def test_limits_cannot_be_deleted(fresh_limits):
+    limits = fresh_limits
+    for name in ("max_result_bytes", "_lock", "max_bytes"):
+        with pytest.raises(AttributeError, match=r"limits cannot be deleted \(use paperkernels.limits.reset\(\)"):
+            delattr(limits, name)
+    assert limits.max_result_bytes == 4 * 2**30
+    check_result_bytes(4 * 2**30, "n_runs", "the results", "run fewer")
+    with limits.override(max_result_bytes=10):
+        assert limits.max_result_bytes == 10
+    assert limits.max_result_bytes == 4 * 2**30
+
+
+def test_limits_pickle_and_copy_as_the_one_process_wide_object(fresh_limits):
+    limits = fresh_limits
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert pickle.loads(pickle.dumps(limits, protocol=protocol)) is limits
+    assert b"paperkernels" in pickle.dumps(limits, protocol=0)
+    assert copy.copy(limits) is limits
+    assert copy.deepcopy(limits) is limits
+    holder = copy.deepcopy({"limits": limits, "sizes": [1, 2]})
+    assert holder["limits"] is limits
+    with limits.override(max_result_bytes=2**20):
+        assert pickle.loads(pickle.dumps(limits)) is limits and limits.max_result_bytes == 2**20
+    assert limits.max_result_bytes == 4 * 2**30
