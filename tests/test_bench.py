@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -338,3 +339,79 @@ def test_render_bench_checks_the_benchmarks_page(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     done = subprocess.run(tool + [str(stale)], capture_output=True, text=True, env=env)
     assert done.returncode == 0 and stale.read_text() == BENCHMARKS_PAGE.read_text()
+
+
+@pytest.fixture
+def no_run(monkeypatch):
+    """Fails a test that would start a benchmark run."""
+
+    def run(*args, **kwargs):
+        raise AssertionError("benchmarks ran")
+
+    monkeypatch.setattr(benchmarks, "run", run)
+
+
+def _refused(args, capsys):
+    """Runs main(args), which must stop with the argument error exit status 2; returns (stdout, stderr)."""
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 2
+    return capsys.readouterr()
+
+
+@pytest.mark.parametrize("flag", ["--json", "--plot"])
+def test_output_paths_are_checked_before_running(flag, tmp_path):
+    start = time.perf_counter()
+    done = _cli(["bench", "toptwo", "--quick", flag, str(tmp_path / "missing" / "out")], cwd=tmp_path, timeout=60)
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
+    assert f"error: {flag} " in done.stderr and "missing" in done.stderr and "Traceback" not in done.stderr
+    assert time.perf_counter() - start < 30
+
+
+def test_output_path_that_is_a_directory_or_not_writable(no_run, tmp_path, capsys):
+    out, err = _refused(["bench", "toptwo", "--json", str(tmp_path)], capsys)
+    assert out == "" and "--json" in err and "directory" in err
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return  # root writes anywhere
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    out, err = _refused(["bench", "toptwo", "--plot", str(locked / "x.png")], capsys)
+    assert out == "" and "--plot" in err and "not writable" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--compare", "a.json", "b.json", "--json", "out.json"], ["--json"]),
+        (["--from", "a.json", "--json", "out.json", "--markdown"], ["--json"]),
+        (["--from", "a.json", "--quick", "--markdown"], ["--quick"]),
+        (["--from", "a.json"], ["--from", "--plot", "--markdown"]),
+        (["--compare", "a.json", "b.json", "--from", "c.json", "--markdown"], ["--from", "--compare"]),
+        (["--compare", "a.json", "b.json", "c.json"], ["--compare"]),
+        (["--compare", "a.json", "--threshold", "-1"], ["--threshold"]),
+        (["--compare", "a.json", "--threshold", "nan"], ["--threshold"]),
+        (["--threshold", "inf"], ["--threshold"]),
+    ],
+)
+def test_ignored_or_invalid_options_are_refused(args, named, no_run, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # the named files do not exist: refused before any is read
+    out, err = _refused(["bench", *args], capsys)
+    assert out == ""
+    assert all(flag in err for flag in named), err
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_module_names_select_part_of_a_recorded_run(quick, tmp_path, no_run, capsys):
+    path, record, _ = quick
+    assert main(["bench", "relu", "--from", str(path), "--markdown"]) == 0
+    assert capsys.readouterr().out == analysis.markdown(record, "relu")
+    assert main(["bench", "relu", "--compare", str(path), str(path)]) == 0
+    relu = {analysis.key(m) for m in record["measurements"] if m["module"] == "relu"}
+    assert f"0 of {len(relu)} measurements" in capsys.readouterr().out
+    partial = copy.deepcopy(record)
+    del partial["modules"]["relu"]
+    partial_path = tmp_path / "partial.json"
+    partial_path.write_text(json.dumps(partial))
+    assert main(["bench", "relu", "--from", str(partial_path), "--markdown"]) == 2
+    out = capsys.readouterr().out
+    assert "relu" in out and "partial.json" in out and "|" not in out

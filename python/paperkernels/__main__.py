@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
+import math
+import os
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from . import MODULES, __version__
 from ._report import Report
@@ -24,41 +29,39 @@ def run_demo(modules: Sequence[str], report: Report) -> int:
     return 0
 
 
+def _only(record: dict[str, Any], modules: Sequence[str], path: str) -> dict[str, Any]:
+    """The part of a recorded run for the named modules (all of it if none are named)."""
+    if not modules:
+        return record
+    missing = [m for m in modules if m not in record["modules"]]
+    if missing:
+        raise ValueError(f"{path}: no results for module(s) {missing}; it has {list(record['modules'])}")
+    part = {**record, "modules": {m: record["modules"][m] for m in modules}}
+    for key in ("checks", "measurements", "skipped"):
+        part[key] = [x for x in record[key] if x["module"] in modules]
+    return part
+
+
 def run_bench(args: argparse.Namespace, report: Report) -> int:
     from . import benchmarks
     from .benchmarks import analysis
 
-    if args.compare:
-        if len(args.compare) > 2:
-            report.line("--compare: expected OLD.json and at most one NEW.json")
-            return 2
-        try:
-            old = benchmarks.read_json(args.compare[0])
-            if len(args.compare) == 2:
-                new = benchmarks.read_json(args.compare[1])
-            else:  # this run: refuse before spending time on it
-                from .benchmarks._machine import describe
+    recorded = args.source or (args.compare[1] if args.compare and len(args.compare) == 2 else None)
+    try:
+        old = _only(benchmarks.read_json(args.compare[0]), args.modules, args.compare[0]) if args.compare else None
+        record = _only(benchmarks.read_json(recorded), args.modules, recorded) if recorded else None
+        if old is not None and not args.force:  # refuse before spending time on a run
+            from .benchmarks._machine import describe
 
-                new = describe()
-            if not args.force:
-                analysis.check_same_machine(old, new)
-        except analysis.MachineMismatch as exc:
-            report.line(f"refusing to compare: {exc}")
-            return 2
-        except ValueError as exc:
-            report.line(str(exc))
-            return 2
-    if args.source:
-        try:
-            record = benchmarks.read_json(args.source)
-        except ValueError as exc:
-            report.line(str(exc))
-            return 2
-        status = 0
-    elif args.compare and len(args.compare) == 2:
-        record = new
-        status = 0
-    else:
+            analysis.check_same_machine(old, record if record is not None else describe())
+    except analysis.MachineMismatch as exc:
+        report.line(f"refusing to compare: {exc}")
+        return 2
+    except ValueError as exc:
+        report.line(str(exc))
+        return 2
+    status = 0
+    if record is None:
         try:
             record = benchmarks.run(
                 args.modules, quick=args.quick, report=report, command=["python -m paperkernels", *sys.argv[1:]]
@@ -81,11 +84,14 @@ def run_bench(args: argparse.Namespace, report: Report) -> int:
             )
         if failed:
             report.line(f"FAILED: {', '.join(failed)}")
-    ran = not args.source and not (args.compare and len(args.compare) == 2)
-    if args.json and ran:
-        benchmarks.write_json(record, args.json)
-        report.line(f"wrote {args.json}")
-    if args.compare:
+        if args.json:
+            try:
+                benchmarks.write_json(record, args.json)
+                report.line(f"wrote {args.json}")
+            except OSError as exc:
+                report.line(f"--json: {exc}")
+                status = 2
+    if old is not None:
         try:
             result = analysis.compare(old, record, force=args.force, threshold=args.threshold)
         except analysis.MachineMismatch as exc:
@@ -99,12 +105,56 @@ def run_bench(args: argparse.Namespace, report: Report) -> int:
         try:
             analysis.plot(record, args.plot)
             report.line(f"wrote {args.plot}")
-        except RuntimeError as exc:
+        except (RuntimeError, OSError) as exc:
             report.line(str(exc))
             status = status or 2
     if args.markdown:
         print(analysis.markdown(record), end="")
     return status
+
+
+def _threshold(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
+def _unwritable(path: str) -> str | None:
+    """Why ``path`` cannot be written, or None."""
+    target = Path(path)
+    if target.is_dir():
+        return "is a directory"
+    if not target.parent.is_dir():
+        return f"no directory {str(target.parent)!r}"
+    if not os.access(target.parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return "not writable"
+    return None
+
+
+def check_bench_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Refuses combinations that would be ignored, and output paths that cannot be written, before
+    anything runs."""
+    compare = len(args.compare or ())
+    if compare > 2:
+        parser.error("--compare: expected OLD.json and at most one NEW.json")
+    if args.source and compare == 2:
+        parser.error("--from and --compare OLD.json NEW.json both name the new run: give one of them")
+    recorded = "--from" if args.source else "--compare OLD.json NEW.json" if compare == 2 else ""
+    for flag, given in (("--json", args.json), ("--quick", args.quick)):
+        if recorded and given:
+            parser.error(f"{flag} applies only when benchmarks run, not with {recorded} (a recorded run)")
+    if args.source and not (args.plot or args.markdown or args.compare):
+        parser.error("--from needs --plot PNG, --markdown or --compare OLD.json: it prints nothing on its own")
+    for flag, path in (("--json", args.json), ("--plot", args.plot)):
+        problem = _unwritable(path) if path else None
+        if problem:
+            parser.error(f"{flag} {path}: {problem}")
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        parser.error("--plot needs matplotlib (pip install matplotlib)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -130,12 +180,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     bench.add_argument("--force", action="store_true", help="compare runs from different machines anyway")
     bench.add_argument(
-        "--threshold", type=float, default=0.05, help="relative change below which nothing is flagged (default 0.05)"
+        "--threshold",
+        type=_threshold,
+        default=0.05,
+        help="relative change below which nothing is flagged, a number >= 0 (default 0.05)",
     )
     bench.add_argument("--plot", metavar="PNG", help="draw the speed-ups against each peer (matplotlib)")
     bench.add_argument("--markdown", action="store_true", help="print the results as Markdown tables")
     bench.add_argument(
-        "--from", dest="source", metavar="JSON", help="use a recorded run (for --plot, --markdown) instead of running"
+        "--from",
+        dest="source",
+        metavar="JSON",
+        help="use a recorded run (for --plot, --markdown, --compare) instead of running; "
+        "module names select some of its modules",
     )
     args = parser.parse_args(argv)
     report = Report()
@@ -145,6 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unknown module(s) {unknown}; expected some of {list(MODULES)}")
         return run_demo(args.modules, report)
     if args.command == "bench":
+        check_bench_args(args, bench)
         return run_bench(args, report)
     parser.print_help()
     return 0
