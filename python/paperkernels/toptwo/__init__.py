@@ -46,13 +46,16 @@ stopping rule (step 3, with the empirical leader) and recommendation; only the a
   ``{w_a >= eps}``) to running sums from the end of the initial round robin and pull
   ``argmax_a sum_a - N_a``. Ties go to the lowest index; ``forced_exploration`` does not apply.
 - ``"FWS"``: Frank-Wolfe sampling (Wang, Tzeng, Proutiere 2021, Algorithm 1) with the GLR stopping
-  rule. An iterate ``x`` (uniform at the first step after the round robin) moves at pull ``s = t + 1``
-  to ``((s - 1) / s) x + z / s``, and the arm ``argmax_a x_a / N_a`` is pulled. ``z`` is uniform at
+  rule. An iterate ``x`` (set uniform at the first step after the round robin, and moved at that
+  step too) moves at pull ``s = t + 1`` to ``((s - 1) / s) x + z / s``, and the arm
+  ``argmax_a x_a / N_a`` is pulled (lowest index on ties). ``z`` is uniform at
   the forced-exploration steps (``s = K m^2``, a non-unique empirical best, or a Bernoulli mean at 0
   or 1); otherwise it is the optimal strategy of the zero-sum game ``max_z min_{j in H} <z - x,
   grad C_j(x)>`` over the r-subdifferential ``H = {j : C_j(x) < min_k C_k(x) + r}``, ``r = s^-0.9 / K``
   (the paper's experimental choice), with ``C_j(x) = x_b d(mu_hat_b, m_j) + x_j d(mu_hat_j, m_j)``
-  at the empirical best ``b``, solved exactly by a small simplex method.
+  at the empirical best ``b``, solved exactly by a small simplex method (payoffs shifted to be
+  at least 1, ``max sum y`` subject to ``A y <= 1, y >= 0`` by Bland's rule, ``z`` the normalised
+  shadow prices of the final tableau: this picks one strategy when several are optimal).
 - ``"LUCB1"`` (Kalyanakrishnan, Tewari, Auer, Stone 2012) with its own stopping rule: rounds of two
   pulls, the empirical leader ``h`` then ``l = argmax_{j != h} mu_hat_j + b(N_j, r)`` with
   ``b(u, r) = sqrt(2 var log(5/4 K r^4 / delta) / u)`` at round ``r`` (``var`` = 1/4 for Bernoulli
