@@ -379,7 +379,7 @@ def test_table_environment_checks_names_and_norms():
     np.testing.assert_allclose(env.model.X, [[2**-0.5, 2**-0.5], [0.0, 1.0]], rtol=1e-15)
 
 
-@pytest.mark.parametrize("after", [0.8, 1.6])
+@pytest.mark.parametrize("after", [0.3, 0.6])  # it takes 0.85-1.4 s on a Zen 5 core
 def test_million_state_space_stops_on_sigint(after):
     # 2^20 states: the tables are reserved up front (growing the state index rehashed a million
     # entries in one step) and filled row by row, so no step holds Ctrl-C for long.
