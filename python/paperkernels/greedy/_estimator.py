@@ -21,6 +21,11 @@ from ._design import (
 from ._sklearn_compat import BaseEstimator, RegressorMixin, check_is_fitted, seed_from_random_state, validate
 
 
+def fit_settings(params: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of ``CentredDesign.fit`` (but y and seed) from checked parameters."""
+    return {name: params[name] for name in ("k", "m", "n_learners", "criterion", "tol", "n_threads")}
+
+
 class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
     """Ensemble of greedy forward selections with per-step feature subsampling.
 
@@ -202,16 +207,7 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         """
         with self._unchanged_on_failure():
             X, y, params, seed, design = self._prepare_fit(X, y)
-            result = design.fit(
-                y,
-                k=params["k"],
-                m=params["m"],
-                n_learners=params["n_learners"],
-                criterion=params["criterion"],
-                tol=params["tol"],
-                seed=seed,
-                n_threads=params["n_threads"],
-            )
+            result = design.fit(y, seed=seed, **fit_settings(params))
             return self._finish_fit(result, params, X.shape[1])
 
     @contextlib.contextmanager

@@ -20,7 +20,7 @@ from .._report import Report
 from .._seed import SeedLike, as_seed
 from .._validation import as_array, as_float, as_int
 from ._design import CentredDesign, use_gram
-from ._estimator import EnsembleForwardSelection
+from ._estimator import EnsembleForwardSelection, fit_settings
 from ._theory import exact_weights
 
 
@@ -193,16 +193,7 @@ def _replicates(
         noise = sigma * rng.standard_normal(X.shape[0])
         y = mu + noise
         seed = int(rng.integers(0, 2**64, dtype=np.uint64))
-        path = design.fit(
-            y,
-            k=params["k"],
-            m=params["m"],
-            n_learners=params["n_learners"],
-            criterion=params["criterion"],
-            tol=params["tol"],
-            seed=seed,
-            n_threads=params["n_threads"],
-        )
+        path = design.fit(y, seed=seed, **fit_settings(params))
         yield noise, y, X @ path.coef_path.T + path.intercept_path
 
 
