@@ -121,12 +121,13 @@ class SamplerOptions:
 
 def check_mu(mu: Any, arms: str) -> tuple[FloatArray, int]:
     """Means with a unique maximum (in [0, 1] for Bernoulli arms) and the index of the best arm."""
-    if plain_array(mu, "mu").dtype.kind == "b":  # as for the scalar arguments: a bool is not a number here
+    raw = plain_array(mu, "mu")  # converted once; as_array then checks the array
+    if raw.dtype.kind == "b":  # as for the scalar arguments: a bool is not a number here
         raise TypeError("mu: expected real means, got booleans")
     if arms == "bernoulli":
-        values = as_array(mu, "mu", ndim=1, low=0.0, high=1.0)
+        values = as_array(raw, "mu", ndim=1, low=0.0, high=1.0)
     else:
-        values = as_array(mu, "mu", ndim=1)
+        values = as_array(raw, "mu", ndim=1)
     if values.shape[0] < 2:
         raise ValueError(f"mu: expected at least 2 arms, got {values.shape[0]}")
     best = int(np.argmax(values))
