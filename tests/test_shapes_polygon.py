@@ -139,6 +139,22 @@ def test_normalize_polygon_centroid_radius_and_inverse():
     assert abs(ps.zernike_moments(unit_geo, 2)[1]) < 1e-14
 
 
+@pytest.mark.parametrize("offset", [(1e3, -2e3), (5e5, 4.2e6), (-6.8e5, 5.1e6), (3e7, 3e7)])
+def test_normalize_small_polygon_far_from_the_origin(offset):
+    # A 20 m footprint in map coordinates: its centroid and size come out as they do at the origin
+    # (up to the rounding of the coordinates themselves, ulp(5e6) ~ 1e-9), with a hole as well.
+    star = ps.star_polygon(5, 0.5, radius=10.0)
+    hole = (ps.regular_polygon(6, radius=1.0) + [1.0, 0.5]).tolist()
+    _, pose0 = ps.normalize({"type": "Polygon", "coordinates": [star.tolist(), hole]})
+    moved = {"type": "Polygon", "coordinates": [(star + offset).tolist(), (np.asarray(hole) + offset).tolist()]}
+    unit, pose = ps.normalize(moved)
+    ulp = np.spacing(np.max(np.abs(offset)))
+    assert np.max(np.abs(pose[:2] - pose0[:2] - offset)) <= 64 * ulp
+    assert pose[2] == pytest.approx(pose0[2], rel=64 * ulp / 10.0)
+    assert abs(ps.zernike_moments(unit, 2)[1]) < 1e-6 + 1e3 * ulp  # c_11 = 0 at the centroid
+    assert np.max(np.hypot(*np.asarray(unit["coordinates"][0]).T)) == pytest.approx(0.999, abs=1e3 * ulp)
+
+
 def test_normalize_compat_shrinks_a_disk_to_0707():
     disk = ps.regular_polygon(720, radius=2.0, center=(1.0, 1.0))
     unit, pose = ps.normalize(disk)

@@ -108,8 +108,10 @@ def normalize(
 
 
 def _polygon_frames(packed: PackedPolygons, compat: str | None) -> tuple[np.ndarray, np.ndarray]:
-    """Area centroids (B, 2) and fitting radii (B,) of packed polygons."""
-    x, y = packed.vertices[:, 0], packed.vertices[:, 1]
+    """Area centroids (B, 2) and fitting radii (B,) of packed polygons (moments taken about each
+    polygon's first vertex, see PackedPolygons.local_vertices)."""
+    local, origins = packed.local_vertices()
+    x, y = local[:, 0], local[:, 1]
     nxt = np.arange(len(x)) + 1
     nxt[packed.ring_start[1:] - 1] = packed.ring_start[:-1]
     cross = x * y[nxt] - x[nxt] * y
@@ -118,10 +120,13 @@ def _polygon_frames(packed: PackedPolygons, compat: str | None) -> tuple[np.ndar
     ring_my = np.add.reduceat((y + y[nxt]) * cross, starts) / 6.0 * packed.ring_sign
     area = packed.areas()
     poly_starts = packed.poly_start[:-1]
-    centre = np.stack([np.add.reduceat(ring_mx, poly_starts), np.add.reduceat(ring_my, poly_starts)], 1) / area[:, None]
+    local_centre = (
+        np.stack([np.add.reduceat(ring_mx, poly_starts), np.add.reduceat(ring_my, poly_starts)], 1) / area[:, None]
+    )
+    centre = origins + local_centre
     ring_owner = np.repeat(np.arange(packed.count), np.diff(packed.poly_start))
     vertex_owner = np.repeat(ring_owner, np.diff(packed.ring_start))
-    offset = packed.vertices - centre[vertex_owner]
+    offset = local - local_centre[vertex_owner]
     if compat is None:
         dist = np.hypot(offset[:, 0], offset[:, 1])
         radius = np.maximum.reduceat(np.maximum.reduceat(dist, starts), poly_starts)

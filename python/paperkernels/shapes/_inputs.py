@@ -134,8 +134,20 @@ class PackedPolygons:
     def count(self) -> int:
         return len(self.poly_start) - 1
 
+    def local_vertices(self) -> tuple[np.ndarray, np.ndarray]:
+        """The vertices relative to their polygon's first vertex, and those origins ``(B, 2)``.
+
+        Areas and moments are sums of products of coordinates: taken about a far-away origin (map
+        coordinates of a small footprint, say) their terms are huge and cancel, leaving mostly
+        rounding error. About a vertex of the polygon they are of the polygon's own size.
+        """
+        origins = self.vertices[self.ring_start[self.poly_start[:-1]]]
+        vertex_owner = np.repeat(np.repeat(np.arange(self.count), np.diff(self.poly_start)), np.diff(self.ring_start))
+        return self.vertices - origins[vertex_owner], origins
+
     def signed_ring_areas(self) -> np.ndarray:
-        x, y = self.vertices[:, 0], self.vertices[:, 1]
+        local, _ = self.local_vertices()
+        x, y = local[:, 0], local[:, 1]
         nxt = np.arange(len(x)) + 1
         ends = self.ring_start[1:]
         nxt[ends - 1] = self.ring_start[:-1]  # close every ring
