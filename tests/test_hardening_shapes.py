@@ -914,6 +914,21 @@ def test_fit_pose_accuracy_as_documented():
     assert np.max(np.abs(failed.pose - 2.0)) > 1 and 1.0 < failed.residual < 1.2
 
 
+def test_fit_pose_refuses_the_code_of_an_empty_shape():
+    # an empty mask encodes to zeros: no phase carries a pose, so there is no fit to return (it used
+    # to come back as pose 0 with a NaN residual, which a "residual > 0.01" test lets through)
+    enc = S.XShapeEncoder(14)
+    empty = np.zeros((64, 64))
+    star = S.rasterize(S.normalize(S.star_polygon(5, 0.5))[0], 64)
+    with pytest.raises(ValueError, match=r"^geometry: expected the code of a shape with area"):
+        enc.fit_pose(enc.encode_joint(empty, [0.5, -1.0, 0.3]), enc.encode_geometry(empty), 3)
+    masks = np.stack([star, empty])
+    with pytest.raises(ValueError, match=r"^geometry\[1\]: expected the code of a shape with area"):
+        enc.fit_pose(enc.encode_joint(masks, [[0.3, -0.2, 0.5], [0.5, -1.0, 0.3]]), enc.encode_geometry(masks), 3)
+    fit = enc.fit_pose(enc.encode_joint(star, [0.3, -0.2, 0.5]), enc.encode_geometry(star), 3)
+    assert np.allclose(fit.pose, [0.3, -0.2, 0.5], atol=1e-6) and fit.residual < 1e-2
+
+
 def test_radial_accuracy_as_documented():
     # radial() (one band) is least accurate for m = 0 near rho = 0; the documented bounds hold
     mpmath = pytest.importorskip("mpmath")

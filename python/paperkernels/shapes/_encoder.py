@@ -761,7 +761,8 @@ class XShapeEncoder:
         Raises
         ------
         ValueError, TypeError
-            For ``beta`` out of range or codes that do not match.
+            For ``beta`` out of range, codes that do not match, or an all-zero geometry code (an
+            empty shape, whose code carries no pose).
 
         Examples
         --------
@@ -784,6 +785,11 @@ class XShapeEncoder:
             base = np.abs(geo) ** beta * np.exp(1j * beta * np.angle(geo))
         else:
             base = geo
+        # A shape with no area (an empty mask) has an all-zero geometry code: no phase carries its pose.
+        empty = np.flatnonzero(~np.any(geo != 0, axis=1))
+        if empty.size:
+            where = "geometry" if single else f"geometry[{int(empty[0])}]"
+            raise ValueError(f"{where}: expected the code of a shape with area, got an all-zero code (no pose to fit)")
         poses = np.zeros((len(joint), K))
         residual = np.zeros(len(joint))
         order = np.argsort(np.linalg.norm(design, axis=0), kind="stable")
