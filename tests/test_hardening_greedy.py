@@ -84,6 +84,29 @@ def test_fit_invariants(seed, n, p, frac, criterion, intercept, precompute):
     assert pred.shape == (n,) and np.all(np.isfinite(pred))
 
 
+@pytest.mark.parametrize("precompute", [True, False])
+@pytest.mark.parametrize("intercept", [True, False])
+def test_learners_stop_at_the_rank_of_the_design(precompute, intercept):
+    # n = 10 < p = 20: the centred design has rank 9 (10 without the intercept). Random subsets
+    # leave some learners with ill-conditioned active sets, whose downdated ||P_A^perp x_j||^2
+    # used to let a column in their span through tol; no learner may select more columns than the
+    # rank, and every active set is of full rank.
+    rng = np.random.default_rng(0)
+    n, p = 10, 20
+    X, y = rng.normal(size=(n, p)), rng.normal(size=n)
+    model = EnsembleForwardSelection(
+        k=15, m=3, n_estimators=200, random_state=0, n_jobs=1, precompute=precompute, fit_intercept=intercept
+    ).fit(X, y)
+    rank = n - 1 if intercept else n
+    Xc = X - X.mean(axis=0) if intercept else X
+    sizes = (model.active_sets_ >= 0).sum(axis=1)
+    assert sizes.max() == rank
+    for active in model.active_sets_:
+        chosen = active[active >= 0]
+        assert np.linalg.matrix_rank(Xc[:, chosen]) == len(chosen)
+    assert np.all(np.isfinite(model.coef_path_))
+
+
 @FEW
 @given(seed=st.integers(0, 2**32 - 1))
 def test_layouts_and_thread_counts_agree(seed):

@@ -23,13 +23,15 @@ void require_length(const carray<double>& a, py::ssize_t n, const char* name) {
 }
 
 py::tuple run_fit(greedy::Problem problem, std::size_t k, std::size_t m, greedy::Criterion criterion, double tol,
-                  std::uint64_t seed, std::uint64_t first_learner, std::size_t n_learners, unsigned n_threads) {
+                  std::uint64_t seed, std::uint64_t first_learner, std::size_t n_learners, unsigned n_threads,
+                  std::size_t max_rank) {
   bind::known(criterion, greedy::Criterion::omp, "criterion");
   greedy::Settings settings;  // kernels: the instruction set in use (paperkernels.set_isa)
   settings.k = k;
   settings.m = m;
   settings.criterion = criterion;
   settings.tol = tol;
+  settings.max_rank = max_rank;
   require(k >= 1 && k <= problem.n_features, "k: expected an integer in [1, n_features = ", problem.n_features,
           "], got ", k);
   require(n_learners >= 1, "n_estimators: expected at least one learner");
@@ -130,7 +132,7 @@ void bind_greedy(py::module_& m) {
       "fit_gram",
       [](const carray<double>& gram, const carray<double>& xty, std::size_t k, std::size_t m_candidates,
          greedy::Criterion criterion, double tol, std::uint64_t seed, std::size_t n_learners, unsigned n_threads,
-         std::uint64_t first_learner) {
+         std::uint64_t first_learner, std::size_t max_rank) {
         bind::require_ndim(gram, 2, "gram");
         const py::ssize_t p = gram.shape(0);
         require(gram.shape(1) == p, "gram: expected a square matrix");
@@ -143,12 +145,14 @@ void bind_greedy(py::module_& m) {
         problem.gram = gram.data();
         problem.xty = xty.data();
         problem.col_sq = col_sq.data();
-        return run_fit(problem, k, m_candidates, criterion, tol, seed, first_learner, n_learners, n_threads);
+        return run_fit(problem, k, m_candidates, criterion, tol, seed, first_learner, n_learners, n_threads, max_rank);
       },
       py::arg("gram"), py::arg("xty"), py::arg("k"), py::arg("m"), py::arg("criterion"), py::arg("tol"),
       py::arg("seed"), py::arg("n_learners"), py::arg("n_threads"), py::arg("first_learner") = 0,
+      py::arg("max_rank") = 0,
       "Ensemble of forward selections from the centred Gram matrix X^T X and X^T y: learners\n"
       "first_learner .. first_learner + n_learners - 1 (learner b uses stream b of seed).\n"
+      "No learner takes more than max_rank steps (0: no bound), an upper bound on the design's rank.\n"
       "Returns (path (k+1, p), active (B, k), packed coefficients (B, k(k+1)/2), gains (B, k)).\n"
       "The same bits under any instruction set (paperkernels.set_isa).");
 
@@ -156,7 +160,7 @@ void bind_greedy(py::module_& m) {
       "fit_columns",
       [](const carray<double>& xt, const carray<double>& xty, const carray<double>& col_sq, std::size_t k,
          std::size_t m_candidates, greedy::Criterion criterion, double tol, std::uint64_t seed, std::size_t n_learners,
-         unsigned n_threads, std::uint64_t first_learner) {
+         unsigned n_threads, std::uint64_t first_learner, std::size_t max_rank) {
         bind::require_ndim(xt, 2, "xt");
         const py::ssize_t p = xt.shape(0);
         require_length(xty, p, "xty");
@@ -167,10 +171,11 @@ void bind_greedy(py::module_& m) {
         problem.xt = xt.data();
         problem.xty = xty.data();
         problem.col_sq = col_sq.data();
-        return run_fit(problem, k, m_candidates, criterion, tol, seed, first_learner, n_learners, n_threads);
+        return run_fit(problem, k, m_candidates, criterion, tol, seed, first_learner, n_learners, n_threads, max_rank);
       },
       py::arg("xt"), py::arg("xty"), py::arg("col_sq"), py::arg("k"), py::arg("m"), py::arg("criterion"),
       py::arg("tol"), py::arg("seed"), py::arg("n_learners"), py::arg("n_threads"), py::arg("first_learner") = 0,
+      py::arg("max_rank") = 0,
       "Ensemble of forward selections without a Gram matrix: xt is the centred data transposed (p, n).\n"
       "Same outputs as fit_gram.");
 

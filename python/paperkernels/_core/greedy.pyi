@@ -75,15 +75,16 @@ def centred_xty(X: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], mean
     (X - mean)^T y for X (n, p) row-major and y (n,) (mean None: X^T y), samples summed in order as
     in centred_gram (fused multiply-adds under 'avx2' and 'avx512').
     """
-def fit_columns(xt: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], xty: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], col_sq: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], k: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | typing.SupportsIndex, criterion: Criterion, tol: typing.SupportsFloat | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, n_learners: typing.SupportsInt | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, first_learner: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
+def fit_columns(xt: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], xty: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], col_sq: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], k: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | typing.SupportsIndex, criterion: Criterion, tol: typing.SupportsFloat | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, n_learners: typing.SupportsInt | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, first_learner: typing.SupportsInt | typing.SupportsIndex = 0, max_rank: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
     """
     Ensemble of forward selections without a Gram matrix: xt is the centred data transposed (p, n).
     Same outputs as fit_gram.
     """
-def fit_gram(gram: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], xty: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], k: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | typing.SupportsIndex, criterion: Criterion, tol: typing.SupportsFloat | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, n_learners: typing.SupportsInt | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, first_learner: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
+def fit_gram(gram: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], xty: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], k: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | typing.SupportsIndex, criterion: Criterion, tol: typing.SupportsFloat | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, n_learners: typing.SupportsInt | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, first_learner: typing.SupportsInt | typing.SupportsIndex = 0, max_rank: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
     """
     Ensemble of forward selections from the centred Gram matrix X^T X and X^T y: learners
     first_learner .. first_learner + n_learners - 1 (learner b uses stream b of seed).
+    No learner takes more than max_rank steps (0: no bound), an upper bound on the design's rank.
     Returns (path (k+1, p), active (B, k), packed coefficients (B, k(k+1)/2), gains (B, k)).
     The same bits under any instruction set (paperkernels.set_isa).
     """

@@ -282,14 +282,28 @@ class CentredDesign:
         # A design or response shipped to a Dask worker arrives with arrays unpickled from
         # out-of-band buffers, which may be misaligned: the core reads them only aligned.
         xty = aligned(response.xty)
+        # Centred data have rank at most n - 1: a learner stops there even when rounding keeps a
+        # candidate in the active span above tol (see ``tol`` of EnsembleForwardSelection).
+        max_rank = self.n_samples - 1 if self.fit_intercept else self.n_samples
         if self.gram is not None:
             path, active, coef, gains = _core.greedy.fit_gram(
-                aligned(self.gram), xty, k, m, code, tol, seed, n_learners, n_threads, first_learner
+                aligned(self.gram), xty, k, m, code, tol, seed, n_learners, n_threads, first_learner, max(max_rank, 1)
             )
         else:
             assert self.xt is not None  # the design holds either the Gram matrix or the transposed data
             path, active, coef, gains = _core.greedy.fit_columns(
-                aligned(self.xt), xty, aligned(self.col_sq), k, m, code, tol, seed, n_learners, n_threads, first_learner
+                aligned(self.xt),
+                xty,
+                aligned(self.col_sq),
+                k,
+                m,
+                code,
+                tol,
+                seed,
+                n_learners,
+                n_threads,
+                first_learner,
+                max(max_rank, 1),
             )
         return self._path(path, response.y_mean, active, gains, coef)
 

@@ -73,6 +73,11 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         invalid, the learner keeps drawing unselected features one at a time until a valid one
         appears (the random-forest convention); if none is left it stops and carries its last
         model forward. Ties in the criterion go to the lowest feature index.
+        ``||P_A^perp x_j||^2`` is downdated from the Gram entries, so its rounding error grows with
+        the square of the active columns' condition number: with an ill-conditioned active set a
+        column in its span can pass the test. Raise ``tol`` (say to 1e-6) for such designs. A
+        learner never takes more steps than the centred design's rank can be (``n_samples - 1``,
+        or ``n_samples`` with ``fit_intercept=False``).
 
     Attributes
     ----------

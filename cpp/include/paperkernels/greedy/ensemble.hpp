@@ -57,7 +57,12 @@ struct Settings {
   std::size_t k = 1;  // steps
   std::size_t m = 1;  // candidates per step (m >= p: no subsampling)
   Criterion criterion = Criterion::forward_selection;
-  double tol = 1e-10;              // a candidate is degenerate when d_j <= tol * ||x_j||^2
+  double tol = 1e-10;  // a candidate is degenerate when d_j <= tol * ||x_j||^2
+  // An upper bound on the rank of the centred design (n - 1 with an intercept, n without), or 0 for
+  // none: no learner takes more steps. In exact arithmetic every candidate is degenerate by then; in
+  // floating point a downdated d_j of an ill-conditioned active set can miss the tolerance (its
+  // rounding error grows like the square of the condition number), so the bound is enforced.
+  std::size_t max_rank = 0;
   simd::Isa isa = simd::active();  // instruction set of the kernels (any gives the same bits)
 };
 
@@ -127,7 +132,8 @@ class Learner {
     std::copy(pb_.col_sq, pb_.col_sq + p_, d_.begin());
 
     std::size_t steps = 0;
-    for (std::size_t t = 0; t < k_; ++t) {
+    const std::size_t last = st_.max_rank > 0 ? std::min(k_, st_.max_rank) : k_;
+    for (std::size_t t = 0; t < last; ++t) {
       if (token.stop_requested()) throw interrupted();
       const std::size_t chosen_position = choose(rng, t);
       if (chosen_position == kNone) break;
