@@ -292,6 +292,18 @@ def test_failing_conversions_and_masked_arrays_name_the_argument():
         assert isinstance(bad("theta", G.degrees_of_freedom_orthogonal, hostile, 1.0, 1, 1), TypeError)
 
 
+def test_strings_refused_objects_of_numbers_accepted():
+    # scikit-learn's validation would parse "1.5" silently: strings are refused, naming the argument
+    model = fit(X0, Y0)
+    for text in (X0.astype(str), X0.astype(bytes), X0.astype(str).astype(object)):
+        assert "strings" in str(bad("X", fit, text, Y0))
+        assert "strings" in str(bad("X", model.predict, text))
+    assert "strings" in str(bad("y", fit, X0, Y0.astype(str)))
+    assert "strings" in str(bad("y", fit, X0, ["a"] * len(Y0)))
+    # object arrays of numbers are arrays of numbers (scikit-learn's estimator checks fit them)
+    np.testing.assert_array_equal(fit(X0.astype(object), Y0).coef_path_, model.coef_path_)
+
+
 def test_failing_conversions_and_masked_arrays_without_sklearn():
     from paperkernels.greedy._sklearn_compat import _validate_without_sklearn
 

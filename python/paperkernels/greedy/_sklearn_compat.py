@@ -285,6 +285,24 @@ def _plain_finite_arrays(X: Any, y: Any) -> bool:
     )
 
 
+def _refuse_text(value: Any, name: str) -> None:
+    """Refuse strings where numbers are expected. scikit-learn's validation parses numeric strings
+    (and numeric strings inside object arrays) silently, and names no argument when one does not
+    parse; object arrays of numbers stay accepted, as scikit-learn's estimator checks require."""
+    if value is None or (isinstance(value, np.ndarray) and value.dtype.kind in "biuf"):
+        return
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name}: expected an array of numbers, got a string")
+    try:
+        array = value if isinstance(value, np.ndarray) else np.asarray(value)
+    except Exception:
+        return  # not convertible: the validation below reports it, naming the argument
+    if array.dtype.kind in "USa" or (
+        array.dtype.kind == "O" and any(isinstance(item, (str, bytes)) for item in array.flat)
+    ):
+        raise TypeError(f"{name}: expected an array of numbers, got strings (dtype {array.dtype})")
+
+
 def _conversion_culprit(X: Any, y: Any) -> str:
     """Which of X and y numpy cannot convert (after scikit-learn's validation failed unexpectedly)."""
     for name, value in (("X", X), ("y", y)):
@@ -327,6 +345,8 @@ def validate(estimator: Any, X: Any, y: Any = None, *, reset: bool) -> tuple[np.
         raise TypeError("X: expected an array of shape (n_samples, n_features), got None")
     refuse_masked(X, "X")
     refuse_masked(y, "y")
+    _refuse_text(X, "X")
+    _refuse_text(y, "y")
     if reset and y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None.")
     if reset and y is not None and _plain_finite_arrays(X, y):
