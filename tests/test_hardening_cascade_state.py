@@ -5,6 +5,7 @@ import copy
 import pickle
 import threading
 import time
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -210,10 +211,69 @@ def test_linear_learner_does_not_drop_huge_observations_silently():
     with pytest.raises(ValueError, match="X: the features of item"):
         learner.update(c, 1, X=X * 1e160, topics=TOPICS)
     _assert_unchanged(before, learner)
-    learner.update(c, 1, X=X * 1e100, topics=TOPICS)  # representable: recorded, V^-1 shrinks
+    # representable, but ||x||^2 / lam = 1e200: Sherman-Morrison would leave theta wrong by ~1e284
+    with pytest.raises(ValueError, match="X: the features of item .* at most 1e8"):
+        learner.update(c, 1, X=X * 1e100, topics=TOPICS)
+    _assert_unchanged(before, learner)
+    learner.update(c, 1, X=X * 1e3, topics=TOPICS)  # within the bound: recorded, V^-1 shrinks
     state = learner._cpp.state()
     assert state["observations"] == 2 and np.all(np.isfinite(state["gram_inverse"]))
     assert np.trace(state["gram_inverse"]) < np.trace(np.eye(3))
+
+
+@pytest.mark.parametrize("learner_type", [C.CascadeLinUCB, C.TopicCascadeUCB])
+def test_features_too_large_for_accurate_scores_refused(learner_type):
+    # ||x||^2 ~ 1e320 overflowed inside the scores: every item scored inf and select() ranked
+    # them by index, silently. Such items are refused by select() and scores() as by update().
+    learner = learner_type(3, 4, beta=1.0)
+    for scale in (1e160, 1e100):
+        with pytest.raises(ValueError, match="X: the features of item 0 are too large"):
+            learner.select(X * scale, TOPICS)
+        if learner_type is C.CascadeLinUCB:
+            with pytest.raises(ValueError, match="X: the features of item 0 are too large"):
+                learner.scores(X * scale, TOPICS)
+    assert learner.rounds == 0
+
+
+def test_linear_estimate_within_the_bound_is_the_ridge_solution():
+    # rounds with features scaled so that ||x||^2 / lam reaches the 1e8 bound, among ordinary
+    # ones: theta_hat stays within 1e-6 (relative; measured up to 1e-8) of the exact rational ridge
+    # solution V^-1 b
+    rng = np.random.default_rng(0)
+    learner = C.CascadeLinUCB(3, 4, beta=1.0, lam=1.0)
+    scale = 0.999e4 / np.sqrt(np.max(np.sum(X**2, axis=1)))
+    observed = []
+    for r in range(40):
+        items = X * (scale if r % 7 == 3 else 1.0)
+        cascade = learner.select(items, TOPICS)
+        click = int(rng.integers(-1, 3))
+        learner.update(cascade, None if click < 0 else click)
+        observed += [(items[cascade[k]], int(k == click)) for k in range(3 if click < 0 else click + 1)]
+    d = X.shape[1]
+    V = [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]
+    b = [Fraction(0)] * d
+    for x, label in observed:
+        xf = [Fraction(v) for v in x]
+        for i in range(d):
+            b[i] += xf[i] * label
+            for j in range(d):
+                V[i][j] += xf[i] * xf[j]
+    exact = np.array([float(v) for v in _solve_exact(V, b)])
+    assert np.max(np.abs(learner.theta - exact)) <= 1e-6 * np.max(np.abs(exact))
+
+
+def _solve_exact(A, b):
+    """A^-1 b by Gauss-Jordan elimination in rational arithmetic."""
+    n = len(b)
+    rows = [list(A[i]) + [b[i]] for i in range(n)]
+    for c in range(n):
+        pivot = next(r for r in range(c, n) if rows[r][c] != 0)
+        rows[c], rows[pivot] = rows[pivot], rows[c]
+        for r in range(n):
+            if r != c and rows[r][c] != 0:
+                f = rows[r][c] / rows[c][c]
+                rows[r] = [u - f * v for u, v in zip(rows[r], rows[c], strict=True)]
+    return [rows[i][n] / rows[i][i] for i in range(n)]
 
 
 # ---- the caller's arrays -----------------------------------------------------------------------

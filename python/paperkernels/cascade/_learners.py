@@ -224,7 +224,8 @@ class CascadeLearner:
         ------
         ValueError
             If the learner was created without ``K`` or ``n_topics``, for fewer than K items,
-            topics out of range, or a feature count other than the learner's.
+            topics out of range, a feature count other than the learner's, or (linear learners)
+            features with ``||x||^2 / lam`` above 1e8, too large to be scored accurately.
         TypeError
             For non-numeric ``X`` or boolean ``topics`` (topic indices are integers).
 
@@ -262,8 +263,9 @@ class CascadeLearner:
         ------
         ValueError
             For a cascade that is not K distinct items of the round, a bad ``first_click``, or
-            features so large that the estimate would overflow (``X``). A refused update changes
-            nothing.
+            (linear learners) features with ``||x||^2 / lam`` above 1e8, where the incremental
+            ``V^{-1}`` would lose the estimate's accuracy or overflow (``X``). A refused update
+            changes nothing.
 
         Examples
         --------

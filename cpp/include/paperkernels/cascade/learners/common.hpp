@@ -63,6 +63,21 @@ struct ItemsView {
   int dx;
 };
 
+// Largest ||x||^2 / lambda of an item's features (scored or learnt from). V^{-1} is kept by
+// Sherman-Morrison updates, which in the direction of phi subtract nearly equal numbers when
+// ||phi||^2 / lambda is large. Measured on the reference environment (one round in seven scaled up
+// to the ratio, four seeds), the estimate's largest relative error against the exact rational ridge
+// solution is 1e-10 at a ratio of 1e6, 1e-8 at 1e8 and 3e-6 at 1e10 (at 1e300 the estimate was
+// wrong by 284 orders of magnitude). 1e8 matches the accuracy that lambda >= 1e-6 gives unit-scale
+// features, and keeps the scores' intermediate sums finite.
+inline constexpr double kMaxFeatureRatio = 1e8;
+
+[[noreturn]] inline void refuse_item_features(std::size_t item, double sq, double lam) {
+  fail("X: the features of item ", item, " are too large for this ridge regularisation: ||x||^2 / lam = ", sq / lam,
+       " (lam = ", lam,
+       "), at most 1e8, beyond which V^-1 and the estimate lose their accuracy; rescale X or raise lam");
+}
+
 class Learner {
  public:
   virtual ~Learner() = default;
@@ -78,16 +93,26 @@ class Learner {
   void check_items(const ItemsView& items, bool needs_features) const {
     require(items.L >= static_cast<std::size_t>(config_.K), "X: expected at least K = ", config_.K, " items, got ",
             items.L);
-    if (needs_features)
-      require(items.dx == config_.n_features, "X: expected ", config_.n_features, " features per item, got ", items.dx);
+    if (needs_features) check_features(items);
+  }
+  // The feature count, and features small enough for accurate scores and updates (kMaxFeatureRatio).
+  void check_features(const ItemsView& items) const {
+    require(items.dx == config_.n_features, "X: expected ", config_.n_features, " features per item, got ", items.dx);
+    for (std::size_t i = 0; i < items.L; ++i) {
+      double sq = 0.0;
+      const double* x = items.X + i * static_cast<std::size_t>(items.dx);
+      for (int j = 0; j < items.dx; ++j) sq += x[j] * x[j];
+      if (!(sq / config_.lam <= kMaxFeatureRatio)) refuse_item_features(i, sq, config_.lam);
+    }
   }
   LearnerConfig config_;
   Interrupt* stop_ = nullptr;  // polled by long select() calls; may be null
   std::int64_t rounds_ = 0;
 };
 
-// Updates are refused, before anything changes, when a feature vector could make the estimate
-// overflow. Since V >= lambda I, phi^T V^{-1} phi <= ||phi||^2 / lambda and ||V^{-1} phi|| <=
+// Updates are refused, before anything changes, when a feature vector is too large for an accurate
+// update (||phi||^2 / lambda above kMaxFeatureRatio) or could make the estimate overflow. Since
+// V >= lambda I, phi^T V^{-1} phi <= ||phi||^2 / lambda and ||V^{-1} phi|| <=
 // ||phi|| / lambda; a step moves b by at most ||phi||_inf and the logistic estimate by at most
 // ||phi|| / lambda. Keeping these bounds far below the largest double keeps every quantity finite,
 // and no observation is lost to an infinite Sherman-Morrison denominator.
@@ -116,9 +141,9 @@ inline double max_abs(const std::vector<double>& v) {
 
 [[noreturn]] inline void refuse_features(std::int32_t item, int position, double lam) {
   fail("X: the features of item ", item, " (position ", position,
-       " of the cascade) are too large for a finite update of the estimate (||phi||^2 / lam must stay far below "
-       "1.8e308, lam = ",
-       lam, "); rescale X. Nothing was updated");
+       " of the cascade) are too large for an accurate update of the estimate (||phi||^2 / lam must stay at most "
+       "1e8, and the estimate far below 1.8e308; lam = ",
+       lam, "); rescale X or raise lam. Nothing was updated");
 }
 
 // Number of observed positions and their labels for a first click at `first_click` (-1: none).

@@ -37,6 +37,7 @@ class LinUCB final : public Learner {
   }
 
   void scores(const ItemsView& items, std::vector<double>& out) {
+    check_features(items);
     gram_.multiply(b_.data(), theta_.data());
     const double beta_t = beta();
     const int dx = items.dx;
@@ -63,7 +64,7 @@ class LinUCB final : public Learner {
     for (int k = 0; k < n; ++k) {
       const FeatureNorms norms = feature_norms(items.X + static_cast<std::size_t>(cascade[k]) * items.dx, items.dx);
       b_bound += norms.abs_max;
-      if (!(norms.sq / config_.lam <= kSafeMagnitude) || !(b_bound <= kSafeMagnitude))
+      if (!(norms.sq / config_.lam <= kMaxFeatureRatio) || !(b_bound <= kSafeMagnitude))
         refuse_features(cascade[k], k, config_.lam);
     }
     for (int k = 0; k < n; ++k) {

@@ -179,7 +179,7 @@ class TopicUCB final : public Learner, private ListCompleter {
       const FeatureNorms norms = feature_norms(phi_.data(), d_);
       b_bound += norms.abs_max;
       theta_bound += std::sqrt(norms.sq) / lam;
-      if (!(norms.sq / lam <= kSafeMagnitude) || !(b_bound <= kSafeMagnitude)) refuse_features(item, k, lam);
+      if (!(norms.sq / lam <= kMaxFeatureRatio) || !(b_bound <= kSafeMagnitude)) refuse_features(item, k, lam);
       if (config_.link == Link::logistic &&
           !(theta_bound <= kSafeMagnitude && norms.abs_sum * theta_bound <= kSafeMagnitude))
         refuse_features(item, k, lam);
