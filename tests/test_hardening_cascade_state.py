@@ -235,9 +235,35 @@ def test_features_too_large_for_accurate_scores_refused(learner_type):
     assert learner.rounds == 0
 
 
+@pytest.mark.parametrize("link", ["linear", "logistic"])
+@pytest.mark.parametrize("lam", [1.0, 1e-6])
+def test_items_select_accepts_are_learnt_from(link, lam):
+    # the bound is on the items' features in select, scores and update alike (the topic entries
+    # of the topic-aware learner's phi do not count): items just below it are learnt from
+    topics = np.array([0, 1, 2, 0, 1, 2])
+    items = np.zeros((6, 2))
+    items[:, 0] = np.sqrt(1e8 * lam) * (1 - 1e-12)
+    learner = C.TopicCascadeUCB(3, 3, beta=1.0, lam=lam, link=link)
+    learner.update(learner.select(items, topics), first_click=1)
+    assert learner.rounds == 1 and np.all(np.isfinite(learner.theta))
+
+
+@pytest.mark.parametrize("learner_type", [C.CascadeLinUCB, C.TopicCascadeUCB])
+def test_refused_first_select_leaves_the_learner_as_it_was(learner_type):
+    # the first select() makes the C++ learner and fixes n_features from its items: a refused one
+    # used to keep both, and the learner then refused items of any other width
+    topics = np.array([0, 1, 0, 1])
+    learner = learner_type(2, 2, beta=1.0)
+    before = pickle.dumps(learner)
+    with pytest.raises(ValueError, match="X: the features of item 0 are too large"):
+        learner.select(np.full((4, 3), 1e5), topics)
+    assert pickle.dumps(learner) == before and learner.n_features is None
+    assert len(learner.select(np.full((4, 2), 0.5), topics)) == 2
+
+
 def test_linear_estimate_within_the_bound_is_the_ridge_solution():
     # rounds with features scaled so that ||x||^2 / lam reaches the 1e8 bound, among ordinary
-    # ones: theta_hat stays within 1e-6 (relative; measured up to 1e-8) of the exact rational ridge
+    # ones: theta_hat stays within 1e-6 (relative; measured up to 2e-7) of the exact rational ridge
     # solution V^-1 b
     rng = np.random.default_rng(0)
     learner = C.CascadeLinUCB(3, 4, beta=1.0, lam=1.0)

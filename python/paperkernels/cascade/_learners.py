@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from typing import Any, cast
 
 import numpy as np
@@ -106,6 +108,19 @@ class CascadeLearner:
         self._last: tuple[np.ndarray, np.ndarray] | None = None
         self._seed = 0
         self._lock = threading.RLock()
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The learner's lock for one call. A call that raises leaves the learner as it was, also a
+        first call that made the C++ learner (and fixed ``n_features`` from its items)."""
+        with self._lock:
+            created, n_features = self._cpp is None, self.n_features
+            try:
+                yield
+            except BaseException:
+                if created:
+                    self._cpp, self.n_features = None, n_features
+                raise
 
     def __getstate__(self) -> dict[str, Any]:
         with self._lock:
@@ -236,7 +251,7 @@ class CascadeLearner:
         >>> CascadeLinUCB(3, model.n_topics, beta=1.0).select(model.X, model.topics).tolist()
         [0, 2, 1]
         """
-        with self._lock:
+        with self._locked():
             items, t = self._items(X, topics)
             cascade: np.ndarray = self._cpp.select(items, t).astype(np.int64)
             # update() without X learns from these items: keep them apart from the caller's buffers,
@@ -276,7 +291,7 @@ class CascadeLearner:
         >>> learner.scores(model.X, model.topics)[:2].tolist()  # item 0 clicked, item 1 not examined
         [1.0, inf]
         """
-        with self._lock:
+        with self._locked():
             if X is None and topics is None:
                 if self._last is None:
                     raise ValueError("X, topics: no select() call to take the items from; pass X and topics")
@@ -479,7 +494,7 @@ class TopicCascadeUCB(CascadeLearner):
         >>> table.shape, float(table.max()) <= 1.0
         ((6, 7), True)
         """
-        with self._lock:
+        with self._locked():
             X, t = self._items(X, topics)
             table: np.ndarray = self._cpp.optimistic_table(X, t)
             return table
@@ -633,7 +648,7 @@ class CascadeLinUCB(CascadeLearner):
         >>> CascadeLinUCB(3, model.n_topics, beta=1.0).scores(model.X, model.topics).round(4).tolist()
         [1.0, 0.8246, 0.922, 0.6708, 0.6083, 0.4243]
         """
-        with self._lock:
+        with self._locked():
             X, t = self._items(X, topics)
             scores: np.ndarray = self._cpp.item_scores(X, t)
             return scores
@@ -689,7 +704,7 @@ class _ItemIndexLearner(CascadeLearner):
         >>> learner.scores(model.X, model.topics).round(4).tolist()
         [1.0197, 1.0197, 1.0197, inf, inf, inf]
         """
-        with self._lock:
+        with self._locked():
             X, t = self._items(X, topics)
             scores: np.ndarray = self._cpp.item_scores(X, t)
             return scores

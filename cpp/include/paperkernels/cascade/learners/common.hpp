@@ -65,11 +65,11 @@ struct ItemsView {
 
 // Largest ||x||^2 / lambda of an item's features (scored or learnt from). V^{-1} is kept by
 // Sherman-Morrison updates, which in the direction of phi subtract nearly equal numbers when
-// ||phi||^2 / lambda is large. Measured on the reference environment (one round in seven scaled up
-// to the ratio, four seeds), the estimate's largest relative error against the exact rational ridge
-// solution is 1e-10 at a ratio of 1e6, 1e-8 at 1e8 and 3e-6 at 1e10 (at 1e300 the estimate was
-// wrong by 284 orders of magnitude). 1e8 matches the accuracy that lambda >= 1e-6 gives unit-scale
-// features, and keeps the scores' intermediate sums finite.
+// ||phi||^2 / lambda is large. Measured against the exact rational ridge solution (rounds scaled up
+// to the ratio among ordinary ones), the estimate's relative error is about 1e-10 at a ratio of 1e6,
+// 1e-8 to 2e-7 at 1e8 (the larger with nearly parallel features) and 3e-6 at 1e10; at 1e300 it was
+// wrong by 284 orders of magnitude. 1e8 keeps about the accuracy that lambda >= 1e-6 gives
+// unit-scale features, and keeps the scores' intermediate sums finite.
 inline constexpr double kMaxFeatureRatio = 1e8;
 
 [[noreturn]] inline void refuse_item_features(std::size_t item, double sq, double lam) {

@@ -179,7 +179,9 @@ class TopicUCB final : public Learner, private ListCompleter {
       const FeatureNorms norms = feature_norms(phi_.data(), d_);
       b_bound += norms.abs_max;
       theta_bound += std::sqrt(norms.sq) / lam;
-      if (!(norms.sq / lam <= kMaxFeatureRatio) || !(b_bound <= kSafeMagnitude)) refuse_features(item, k, lam);
+      // (The accuracy bound kMaxFeatureRatio is on the item's features, checked with the items, as
+      // in select(): the topic entries of phi are at most 1.)
+      if (!(norms.sq / lam <= kSafeMagnitude) || !(b_bound <= kSafeMagnitude)) refuse_features(item, k, lam);
       if (config_.link == Link::logistic &&
           !(theta_bound <= kSafeMagnitude && norms.abs_sum * theta_bound <= kSafeMagnitude))
         refuse_features(item, k, lam);
