@@ -300,6 +300,12 @@ def test_strings_refused_objects_of_numbers_accepted():
         assert "strings" in str(bad("X", model.predict, text))
     assert "strings" in str(bad("y", fit, X0, Y0.astype(str)))
     assert "strings" in str(bad("y", fit, X0, ["a"] * len(Y0)))
+    assert "strings" in str(bad("y", model.score, X0, Y0.astype(str)))
+    if hasattr(np.dtypes, "StringDType"):  # numpy >= 2: variable-width strings, dtype kind "T"
+        text = X0.astype(np.dtypes.StringDType())
+        assert "strings" in str(bad("X", fit, text, Y0))
+        assert "strings" in str(bad("X", model.predict, text))
+    assert "dates" in str(bad("X", fit, X0.astype("timedelta64[s]"), Y0))
     # object arrays of numbers are arrays of numbers (scikit-learn's estimator checks fit them)
     np.testing.assert_array_equal(fit(X0.astype(object), Y0).coef_path_, model.coef_path_)
 

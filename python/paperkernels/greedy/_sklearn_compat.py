@@ -184,6 +184,7 @@ class RegressorMixin:
 
     def score(self: _Predictor, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Coefficient of determination R^2 of ``predict(X)`` against ``y``."""
+        _refuse_text(y, "y")
         predictions = self.predict(X)
         if _sklearn() is not None:
             from sklearn.metrics import r2_score
@@ -297,10 +298,11 @@ def _refuse_text(value: Any, name: str) -> None:
         array = value if isinstance(value, np.ndarray) else np.asarray(value)
     except Exception:
         return  # not convertible: the validation below reports it, naming the argument
-    if array.dtype.kind in "USa" or (
-        array.dtype.kind == "O" and any(isinstance(item, (str, bytes)) for item in array.flat)
-    ):
+    kind = array.dtype.kind
+    if kind in "USaT" or (kind == "O" and any(isinstance(item, (str, bytes, bytearray)) for item in array.flat)):
         raise TypeError(f"{name}: expected an array of numbers, got strings (dtype {array.dtype})")
+    if kind in "mM":
+        raise TypeError(f"{name}: expected an array of numbers, got dates or durations (dtype {array.dtype})")
 
 
 def _conversion_culprit(X: Any, y: Any) -> str:
