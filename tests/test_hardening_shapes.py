@@ -925,7 +925,11 @@ def test_fit_pose_refuses_the_code_of_an_empty_shape():
     masks = np.stack([star, empty])
     with pytest.raises(ValueError, match=r"^geometry\[1\]: expected the code of a shape with area"):
         enc.fit_pose(enc.encode_joint(masks, [[0.3, -0.2, 0.5], [0.5, -1.0, 0.3]]), enc.encode_geometry(masks), 3)
-    fit = enc.fit_pose(enc.encode_joint(star, [0.3, -0.2, 0.5]), enc.encode_geometry(star), 3)
+    geometry = enc.encode_geometry(star)
+    for vanishing in (geometry * 1e-310, np.where(np.arange(geometry.size) == 3, 5e-324, 0.0)):
+        with pytest.raises(ValueError, match=r"^geometry: expected the code of a shape with area"):
+            enc.fit_pose(np.zeros_like(geometry), vanishing, 3)
+    fit = enc.fit_pose(enc.encode_joint(star, [0.3, -0.2, 0.5]), geometry, 3)
     assert np.allclose(fit.pose, [0.3, -0.2, 0.5], atol=1e-6) and fit.residual < 1e-2
 
 

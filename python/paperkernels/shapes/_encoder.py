@@ -31,6 +31,11 @@ from ._zernike import (
 __all__ = ["XShapeEncoder", "GeometryDecoding", "PoseFit"]
 
 
+_VANISHING_CODE = 1e-150
+"""Largest coefficient magnitude of a geometry code that counts as the code of an empty shape in
+:meth:`XShapeEncoder.fit_pose` (the squares of smaller weights underflow)."""
+
+
 @dataclass
 class GeometryDecoding:
     """Decoded geometry: the synthesised field, its mask (``field > threshold``) and the raw
@@ -761,8 +766,8 @@ class XShapeEncoder:
         Raises
         ------
         ValueError, TypeError
-            For ``beta`` out of range, codes that do not match, or an all-zero geometry code (an
-            empty shape, whose code carries no pose).
+            For ``beta`` out of range, codes that do not match, or a geometry code whose
+            coefficients all vanish (an empty shape, whose code carries no pose).
 
         Examples
         --------
@@ -786,10 +791,14 @@ class XShapeEncoder:
         else:
             base = geo
         # A shape with no area (an empty mask) has an all-zero geometry code: no phase carries its pose.
-        empty = np.flatnonzero(~np.any(geo != 0, axis=1))
+        # Below 1e-150 the squared weights of the least squares underflow: such codes count as empty.
+        empty = np.flatnonzero(~(np.max(np.abs(geo), axis=1) > _VANISHING_CODE))
         if empty.size:
             where = "geometry" if single else f"geometry[{int(empty[0])}]"
-            raise ValueError(f"{where}: expected the code of a shape with area, got an all-zero code (no pose to fit)")
+            raise ValueError(
+                f"{where}: expected the code of a shape with area, got a code whose coefficients all vanish "
+                f"(none above {_VANISHING_CODE:g} in magnitude): no pose to fit"
+            )
         poses = np.zeros((len(joint), K))
         residual = np.zeros(len(joint))
         order = np.argsort(np.linalg.norm(design, axis=0), kind="stable")
