@@ -155,6 +155,49 @@ def test_normalize_small_polygon_far_from_the_origin(offset):
     assert np.max(np.hypot(*np.asarray(unit["coordinates"][0]).T)) == pytest.approx(0.999, abs=1e3 * ulp)
 
 
+def exact_centroid(rings):
+    """Area centroid of counter-clockwise rings in rational arithmetic (the float coordinates as given)."""
+    from fractions import Fraction
+
+    area = mx = my = Fraction(0)
+    for ring in rings:
+        pts = [(Fraction(float(x)), Fraction(float(y))) for x, y in ring]
+        for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True):
+            cross = x0 * y1 - x1 * y0
+            area += cross / 2
+            mx += (x0 + x1) * cross / 6
+            my += (y0 + y1) * cross / 6
+    return np.array([float(mx / area), float(my / area)])
+
+
+def test_normalize_parts_far_apart():
+    # a MultiPolygon of two copies of a 20 m star, 6400 km apart: the centroid is the midpoint (each
+    # part's moments are taken about its own vertex), whatever the order of the parts; two unit
+    # squares 1e7 apart are a polygon of area 2, not a degenerate one
+    star = ps.star_polygon(5, 0.5, radius=10.0)
+    far = np.array([5e6, 4e6])
+    parts = [[star.tolist()], [(star + far).tolist()]]
+    _, pose = ps.normalize({"type": "MultiPolygon", "coordinates": parts})
+    _, swapped = ps.normalize({"type": "MultiPolygon", "coordinates": parts[::-1]})
+    exact = exact_centroid([star, star + far])
+    for p in (pose, swapped):
+        assert np.max(np.abs(p[:2] - exact)) <= 16 * np.spacing(5e6)
+        assert p[2] == pytest.approx((1 - 1e-3) / (np.hypot(*far) / 2 + 10.0), rel=1e-12)
+    square = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    _, pose = ps.normalize({"type": "MultiPolygon", "coordinates": [[square.tolist()], [(square + 1e7).tolist()]]})
+    assert np.max(np.abs(pose[:2] - (1e7 + 1) / 2)) <= 16 * np.spacing(1e7)
+
+
+@pytest.mark.parametrize("size", [1e-110, 1e-60, 1e60, 1e103, 1e150])
+def test_normalize_at_extreme_scales(size):
+    # the area and centroid fit in float64 while the moments (of order size^3) would not: they are
+    # taken at unit scale, so the pose is the unit square's, scaled
+    square = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    unit, pose = ps.normalize(square * size)
+    np.testing.assert_allclose(pose, [0.5 * size, 0.5 * size, (1 - 1e-3) / (np.sqrt(0.5) * size)], rtol=1e-14)
+    np.testing.assert_allclose(unit, ps.normalize(square)[0], atol=1e-15)
+
+
 def test_normalize_compat_shrinks_a_disk_to_0707():
     disk = ps.regular_polygon(720, radius=2.0, center=(1.0, 1.0))
     unit, pose = ps.normalize(disk)

@@ -81,7 +81,7 @@ def normalize(
     ------
     ValueError, TypeError
         For shapes that cannot be read (named), an empty mask, polygon coordinates so large (or
-        small) that their area or centroid overflows (underflows) float64, ``margin`` outside
+        small) that their area, centroid or extent overflows (underflows) float64, ``margin`` outside
         ``[0, 1)``, an unknown ``compat``, or unit masks (or the float64 working copy of one input
         mask) above ``paperkernels.limits.max_result_bytes``. Mask batches are read in blocks of
         bounded memory (about 64 MiB of temporaries), with the results of the whole batch at once.
@@ -108,25 +108,30 @@ def normalize(
 
 
 def _polygon_frames(packed: PackedPolygons, compat: str | None) -> tuple[np.ndarray, np.ndarray]:
-    """Area centroids (B, 2) and fitting radii (B,) of packed polygons (moments taken about each
-    polygon's first vertex, see PackedPolygons.local_vertices)."""
-    local, origins = packed.local_vertices()
+    """Area centroids (B, 2) and fitting radii (B,) of packed polygons. Each ring's area and first
+    moment are taken about its own first vertex, at unit scale (PackedPolygons.scaled_rings), then
+    moved to its polygon's origin: no cancellation far from the coordinate origin, no overflow or
+    underflow of the products at extreme scales."""
+    local, origins, exponent = packed.scaled_rings()
+    ring_count = np.diff(packed.ring_start)
+    poly_of_ring = np.repeat(np.arange(packed.count), np.diff(packed.poly_start))
     x, y = local[:, 0], local[:, 1]
     nxt = np.arange(len(x)) + 1
     nxt[packed.ring_start[1:] - 1] = packed.ring_start[:-1]
     cross = x * y[nxt] - x[nxt] * y
     starts = packed.ring_start[:-1]
-    ring_mx = np.add.reduceat((x + x[nxt]) * cross, starts) / 6.0 * packed.ring_sign
-    ring_my = np.add.reduceat((y + y[nxt]) * cross, starts) / 6.0 * packed.ring_sign
-    area = packed.areas()
-    poly_starts = packed.poly_start[:-1]
-    local_centre = (
-        np.stack([np.add.reduceat(ring_mx, poly_starts), np.add.reduceat(ring_my, poly_starts)], 1) / area[:, None]
+    ring_area = np.add.reduceat(cross, starts) / 2.0 * packed.ring_sign
+    ring_moment = np.stack(
+        [np.add.reduceat((x + x[nxt]) * cross, starts), np.add.reduceat((y + y[nxt]) * cross, starts)], 1
     )
-    centre = origins + local_centre
-    ring_owner = np.repeat(np.arange(packed.count), np.diff(packed.poly_start))
-    vertex_owner = np.repeat(ring_owner, np.diff(packed.ring_start))
-    offset = local - local_centre[vertex_owner]
+    ring_moment *= packed.ring_sign[:, None] / 6.0
+    # About the polygon's origin: a ring's moment about its own origin plus its area times the shift.
+    shift = np.ldexp(packed.ring_shifts(origins, poly_of_ring), exponent[poly_of_ring][:, None])
+    poly_starts = packed.poly_start[:-1]
+    moment = np.add.reduceat(ring_moment + ring_area[:, None] * shift, poly_starts)
+    local_centre = moment / np.add.reduceat(ring_area, poly_starts)[:, None]  # scaled, about the origin
+    centre = origins[poly_starts] + np.ldexp(local_centre, -exponent[:, None])
+    offset = local + np.repeat(shift, ring_count, axis=0) - np.repeat(local_centre[poly_of_ring], ring_count, axis=0)
     if compat is None:
         dist = np.hypot(offset[:, 0], offset[:, 1])
         radius = np.maximum.reduceat(np.maximum.reduceat(dist, starts), poly_starts)
@@ -134,7 +139,7 @@ def _polygon_frames(packed: PackedPolygons, compat: str | None) -> tuple[np.ndar
         lo = np.minimum.reduceat(np.minimum.reduceat(offset, starts), poly_starts)
         hi = np.maximum.reduceat(np.maximum.reduceat(offset, starts), poly_starts)
         radius = np.hypot(np.maximum(-lo[:, 0], hi[:, 0]), np.maximum(-lo[:, 1], hi[:, 1]))
-    return centre, radius
+    return centre, np.ldexp(radius, -exponent)
 
 
 def _map_shape(obj: Any, fn: Callable[[np.ndarray], np.ndarray]) -> Any:
@@ -182,8 +187,8 @@ def _normalize_polygons(shape: Any, margin: float, compat: str | None) -> tuple[
     if overflow.size:
         b = int(overflow[0])
         raise ValueError(
-            f"shape[{b}]: expected coordinates whose products fit in float64, got coordinates whose area "
-            "centroid overflows float64; rescale the coordinates"
+            f"shape[{b}]: expected coordinates whose products fit in float64, got coordinates whose centroid "
+            "or extent overflows float64; rescale the coordinates"
         )
     pose = np.column_stack([centre, scale])
 

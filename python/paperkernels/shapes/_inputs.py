@@ -134,29 +134,43 @@ class PackedPolygons:
     def count(self) -> int:
         return len(self.poly_start) - 1
 
-    def local_vertices(self) -> tuple[np.ndarray, np.ndarray]:
-        """The vertices relative to their polygon's first vertex, and those origins ``(B, 2)``.
+    def scaled_rings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(local, origins, exponent)``: every vertex relative to its ring's first vertex
+        (``origins``, ``(R, 2)``), times ``2**exponent[b]`` for its polygon b (an exact scaling that
+        brings the polygon's largest offset, vertex from its ring's origin or ring origin from the
+        polygon's, to [0.5, 1)).
 
-        Areas and moments are sums of products of coordinates: taken about a far-away origin (map
-        coordinates of a small footprint, say) their terms are huge and cancel, leaving mostly
-        rounding error. About a vertex of the polygon they are of the polygon's own size.
+        Areas and moments are sums of products of coordinates. About a far-away origin (map
+        coordinates of a small footprint) their terms are huge and cancel; at extreme scales (sides
+        of 1e-110 or 1e103) the products underflow or overflow although the area and centroid fit.
+        About each ring's own vertex, at unit scale, they do neither.
         """
-        origins = self.vertices[self.ring_start[self.poly_start[:-1]]]
-        vertex_owner = np.repeat(np.repeat(np.arange(self.count), np.diff(self.poly_start)), np.diff(self.ring_start))
-        return self.vertices - origins[vertex_owner], origins
+        ring_count = np.diff(self.ring_start)
+        poly_of_ring = np.repeat(np.arange(self.count), np.diff(self.poly_start))
+        origins = self.vertices[self.ring_start[:-1]]
+        local = self.vertices - np.repeat(origins, ring_count, axis=0)
+        shift = self.ring_shifts(origins, poly_of_ring)
+        with np.errstate(invalid="ignore"):  # infinite offsets: refused by the callers
+            reach = np.maximum(np.max(np.abs(local), axis=1), np.repeat(np.max(np.abs(shift), axis=1), ring_count))
+            reach = np.maximum.reduceat(np.maximum.reduceat(reach, self.ring_start[:-1]), self.poly_start[:-1])
+        _, exponent = np.frexp(np.where(np.isfinite(reach), reach, 1.0))
+        exponent = -exponent.astype(np.int64)
+        vertex_exponent = np.repeat(exponent[poly_of_ring], ring_count)
+        return np.ldexp(local, vertex_exponent[:, None]), origins, exponent
 
-    def signed_ring_areas(self) -> np.ndarray:
-        local, _ = self.local_vertices()
+    def ring_shifts(self, origins: np.ndarray, poly_of_ring: np.ndarray) -> np.ndarray:
+        """Each ring's origin relative to its polygon's (that of the polygon's first ring)."""
+        shifts: np.ndarray = origins - origins[self.poly_start[:-1]][poly_of_ring]
+        return shifts
+
+    def scaled_signed_ring_areas(self, local: np.ndarray) -> np.ndarray:
+        """Signed ring areas (counter-clockwise positive) of the scaled rings of ``scaled_rings``."""
         x, y = local[:, 0], local[:, 1]
         nxt = np.arange(len(x)) + 1
         ends = self.ring_start[1:]
         nxt[ends - 1] = self.ring_start[:-1]  # close every ring
         cross = x * y[nxt] - x[nxt] * y
         return 0.5 * np.add.reduceat(cross, self.ring_start[:-1]) if len(cross) else np.zeros(0)
-
-    def areas(self) -> np.ndarray:
-        per_ring = self.ring_sign * self.signed_ring_areas()
-        return np.add.reduceat(per_ring, self.poly_start[:-1])
 
 
 def _is_geo(obj: Any) -> bool:
@@ -353,16 +367,22 @@ def pack_polygons(batch: Sequence[list[list[Any]]], name: str = "polygons", unit
         poly_start=np.asarray(poly_start, dtype=np.int64),
         ring_is_hole=np.asarray(is_hole),
     )
-    # Outer rings count positively and holes negatively, whatever their orientation.
-    with np.errstate(over="ignore", invalid="ignore"):  # huge coordinates: refused below
-        raw = packed.signed_ring_areas()
+    # Outer rings count positively and holes negatively, whatever their orientation. Areas are
+    # computed on the scaled rings (see PackedPolygons.scaled_rings) and scaled back for the checks.
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # huge coordinates: refused below
+        local, _, exponent = packed.scaled_rings()
+        raw = packed.scaled_signed_ring_areas(local)
         role = np.where(packed.ring_is_hole, -1.0, 1.0)
         packed.ring_sign = role * np.where(raw < 0, -1.0, 1.0)
-        areas = packed.areas()
+        scaled_areas = np.add.reduceat(packed.ring_sign * raw, packed.poly_start[:-1])
+        areas = np.ldexp(scaled_areas, -2 * exponent)
+        # Each ring's own bounding box (scaled): parts of a polygon far apart do not make it thin.
+        ring_lo = np.minimum.reduceat(local, ring_start[:-1])
+        ring_hi = np.maximum.reduceat(local, ring_start[:-1])
+        boxes = np.add.reduceat(np.prod(ring_hi - ring_lo, axis=1), packed.poly_start[:-1])
         lo = np.minimum.reduceat(np.minimum.reduceat(vertices, ring_start[:-1]), packed.poly_start[:-1])
         hi = np.maximum.reduceat(np.maximum.reduceat(vertices, ring_start[:-1]), packed.poly_start[:-1])
-        box = np.prod(hi - lo, axis=1)
-    overflow = np.flatnonzero(~(np.isfinite(areas) & np.isfinite(box)))
+    overflow = np.flatnonzero(~(np.isfinite(areas) & np.isfinite(scaled_areas) & np.isfinite(boxes)))
     if overflow.size:
         b = int(overflow[0])
         reach = float(np.max(np.abs(np.stack([lo[b], hi[b]]))))
@@ -370,17 +390,18 @@ def pack_polygons(batch: Sequence[list[list[Any]]], name: str = "polygons", unit
             f"{name}[{b}]: expected coordinates whose products fit in float64, got coordinates up to {reach:.3g} "
             "(the polygon's area overflows float64); rescale the coordinates"
         )
-    degenerate = np.flatnonzero(~(areas > 1e-12 * box))
+    degenerate = np.flatnonzero(~(scaled_areas > 1e-12 * boxes))
     if degenerate.size:
         b = int(degenerate[0])
-        extent = hi[b] - lo[b]
-        reach = float(np.max(np.abs(np.stack([lo[b], hi[b]]))))
-        if np.all(extent > 0) and reach < 1e-150:  # products of such coordinates underflow
-            raise ValueError(
-                f"{name}[{b}]: expected coordinates whose products fit in float64, got coordinates up to "
-                f"{reach:.3g} (the polygon's area underflows float64); rescale the coordinates"
-            )
         raise ValueError(f"{name}[{b}]: expected a polygon of positive area, got area {areas[b]:.3g}")
+    underflow = np.flatnonzero(~(areas >= np.finfo(np.float64).tiny))
+    if underflow.size:
+        b = int(underflow[0])
+        reach = float(np.max(np.abs(np.stack([lo[b], hi[b]]))))
+        raise ValueError(
+            f"{name}[{b}]: expected coordinates whose products fit in float64, got coordinates up to "
+            f"{reach:.3g} (the polygon's area underflows float64); rescale the coordinates"
+        )
     if unit_disk:
         radius = np.hypot(vertices[:, 0], vertices[:, 1])
         per_ring = np.maximum.reduceat(radius, ring_start[:-1])
