@@ -107,6 +107,26 @@ def test_learners_stop_at_the_rank_of_the_design(precompute, intercept):
     assert np.all(np.isfinite(model.coef_path_))
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("precompute", [True, False])
+def test_no_learner_takes_a_column_in_the_span_of_its_active_set(seed, precompute):
+    # n = 60 > p = 24 but X = Z W of exact rank 8, so no rank bound applies: with tol alone, learners
+    # whose 8 active columns had condition numbers of only 3e3 took a 9th column of their span (the
+    # downdated residual norm errs by ~eps cond^2); the threshold now grows with the conditioning
+    rng = np.random.default_rng(seed)
+    Z = rng.integers(-3, 4, size=(60, 8)).astype(float)
+    W = rng.integers(-3, 4, size=(8, 24)).astype(float)
+    X, y = Z @ W, rng.normal(size=60)
+    for intercept in (True, False):
+        model = EnsembleForwardSelection(
+            k=15, m=3, n_estimators=200, random_state=seed, n_jobs=1, precompute=precompute, fit_intercept=intercept
+        ).fit(X, y)
+        Xc = X - X.mean(axis=0) if intercept else X
+        for active in model.active_sets_:
+            chosen = active[active >= 0]
+            assert np.linalg.matrix_rank(Xc[:, chosen]) == len(chosen)
+
+
 @FEW
 @given(seed=st.integers(0, 2**32 - 1))
 def test_layouts_and_thread_counts_agree(seed):

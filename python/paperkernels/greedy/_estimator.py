@@ -74,10 +74,12 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         appears (the random-forest convention); if none is left it stops and carries its last
         model forward. Ties in the criterion go to the lowest feature index.
         ``||P_A^perp x_j||^2`` is downdated from the Gram entries, so its rounding error grows with
-        the square of the active columns' condition number: with an ill-conditioned active set a
-        column in its span can pass the test. Raise ``tol`` (say to 1e-6) for such designs. A
-        learner never takes more steps than the centred design's rank can be (``n_samples - 1``,
-        or ``n_samples`` with ``fit_intercept=False``).
+        the square of the active columns' condition number; the threshold used at step t + 1 is
+        therefore ``max(tol, 16 eps (t + 1) kappa^2)``, with ``kappa^2 = ||R||_F^2 ||R^-1||_F^2``
+        (R the triangular factor of the t active columns, eps = 2^-52), so that a column in the
+        span of an ill-conditioned active set is not taken for a new direction. A learner never
+        takes more steps than the centred design's rank can be (``n_samples - 1``, or
+        ``n_samples`` with ``fit_intercept=False``).
 
     Attributes
     ----------
