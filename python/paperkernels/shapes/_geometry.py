@@ -116,9 +116,7 @@ def _polygon_frames(packed: PackedPolygons, compat: str | None) -> tuple[np.ndar
     ring_count = np.diff(packed.ring_start)
     poly_of_ring = np.repeat(np.arange(packed.count), np.diff(packed.poly_start))
     x, y = local[:, 0], local[:, 1]
-    nxt = np.arange(len(x)) + 1
-    nxt[packed.ring_start[1:] - 1] = packed.ring_start[:-1]
-    cross = x * y[nxt] - x[nxt] * y
+    nxt, cross = packed.edge_cross(local)
     starts = packed.ring_start[:-1]
     ring_area = np.add.reduceat(cross, starts) / 2.0 * packed.ring_sign
     ring_moment = np.stack(

@@ -163,13 +163,17 @@ class PackedPolygons:
         shifts: np.ndarray = origins - origins[self.poly_start[:-1]][poly_of_ring]
         return shifts
 
-    def scaled_signed_ring_areas(self, local: np.ndarray) -> np.ndarray:
-        """Signed ring areas (counter-clockwise positive) of the scaled rings of ``scaled_rings``."""
+    def edge_cross(self, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(next, cross)``: the index of each vertex's successor on its (closed) ring and the cross
+        product ``x_i y_next - x_next y_i`` of each edge, for vertices ``local``."""
         x, y = local[:, 0], local[:, 1]
         nxt = np.arange(len(x)) + 1
-        ends = self.ring_start[1:]
-        nxt[ends - 1] = self.ring_start[:-1]  # close every ring
-        cross = x * y[nxt] - x[nxt] * y
+        nxt[self.ring_start[1:] - 1] = self.ring_start[:-1]  # close every ring
+        return nxt, x * y[nxt] - x[nxt] * y
+
+    def scaled_signed_ring_areas(self, local: np.ndarray) -> np.ndarray:
+        """Signed ring areas (counter-clockwise positive) of the scaled rings of ``scaled_rings``."""
+        _, cross = self.edge_cross(local)
         return 0.5 * np.add.reduceat(cross, self.ring_start[:-1]) if len(cross) else np.zeros(0)
 
 
