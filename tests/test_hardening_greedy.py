@@ -2,6 +2,7 @@
 errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -125,6 +126,76 @@ def test_no_learner_takes_a_column_in_the_span_of_its_active_set(seed, precomput
         for active in model.active_sets_:
             chosen = active[active >= 0]
             assert np.linalg.matrix_rank(Xc[:, chosen]) == len(chosen)
+
+
+@pytest.mark.parametrize("scale", [1e8, 1e-8])
+def test_selection_does_not_depend_on_column_scales(scale):
+    # the conditioning that raises the degeneracy threshold is that of the column-normalised active
+    # set: a column in other units (scaled by 1e8) changes nothing
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 6))
+    y = X @ np.array([1.0, -2.0, 0.5, 1.5, -1.0, 0.25]) + 0.1 * rng.normal(size=200)
+    settings = dict(k=6, m=None, n_estimators=1, random_state=0, n_jobs=1)
+    reference = EnsembleForwardSelection(**settings).fit(X, y).active_sets_[0]
+    scaled = X * np.array([scale, 1, 1, 1, 1, 1])
+    for precompute in (True, False):
+        model = EnsembleForwardSelection(**settings, precompute=precompute).fit(scaled, y)
+        np.testing.assert_array_equal(model.active_sets_[0], reference)
+
+
+def _exact_forward_selection(X, y, k, tol=Fraction(1, 10**10)):
+    """Forward selection ("fs") with an intercept in rational arithmetic: the order of entry and each
+    entering column's relative residual ||P_A^perp x_j||^2 / ||x_j||^2."""
+    n, p = X.shape
+    columns = [[Fraction(float(v)) for v in X[:, j]] for j in range(p)]
+    columns = [[v - sum(c) / n for v in c] for c in columns]
+    residual = [Fraction(float(v)) for v in y]
+    residual = [v - sum(residual) / n for v in residual]
+
+    def dot(a, b):
+        return sum(u * v for u, v in zip(a, b, strict=True))
+
+    basis, order, relative = [], [], []
+    for _ in range(k):
+        best = None
+        for j in (j for j in range(p) if j not in order):
+            v = columns[j]
+            for q in basis:
+                v = [a - dot(q, v) / dot(q, q) * b for a, b in zip(v, q, strict=True)]
+            d, norm = dot(v, v), dot(columns[j], columns[j])
+            if d > tol * norm and (best is None or dot(columns[j], residual) ** 2 / d > best[0]):
+                best = (dot(columns[j], residual) ** 2 / d, j, v, d / norm)
+        if best is None:
+            break
+        _, j, v, ratio = best
+        order.append(j)
+        relative.append(float(ratio))
+        basis.append(v)
+        residual = [a - dot(v, residual) / dot(v, v) * b for a, b in zip(residual, v, strict=True)]
+    return order, relative
+
+
+def test_valid_columns_of_an_ill_conditioned_design_are_taken():
+    # polynomial columns (condition number ~1e4) and a column 1e-6 (relative) off their span: every
+    # column whose exact residual is above the rounding scale eps cond^2 ~ 2e-8 enters in the order
+    # of exact forward selection; only one within that rounding error may be refused
+    rng = np.random.default_rng(0)
+    x = np.sort(rng.uniform(0, 1, 40))
+    P = np.column_stack([x**d for d in range(1, 8)])
+    P = (P - P.mean(axis=0)) / P.std(axis=0)
+    Q = np.linalg.qr(np.column_stack([np.ones(40), P]))[0]
+    u = rng.standard_normal(40)
+    u -= Q @ (Q.T @ u)
+    u /= np.linalg.norm(u)
+    s = P @ rng.standard_normal(7)
+    X = np.column_stack([P, s / np.linalg.norm(s) + np.sqrt(2e-6) * u])
+    y = P @ np.array([3, -2, 2, -1, 1, -0.5, 0.5]) + 0.05 * u
+    order, relative = _exact_forward_selection(X, y, 8)
+    clear = sum(1 for r in relative if r > 1e-7)  # entries well above the rounding scale
+    assert clear == 7
+    for precompute in (True, False):
+        model = EnsembleForwardSelection(k=8, m=None, n_estimators=1, n_jobs=1, precompute=precompute).fit(X, y)
+        np.testing.assert_array_equal(model.active_sets_[0][:clear], order[:clear])
 
 
 @FEW

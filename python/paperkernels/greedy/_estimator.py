@@ -74,10 +74,13 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         appears (the random-forest convention); if none is left it stops and carries its last
         model forward. Ties in the criterion go to the lowest feature index.
         ``||P_A^perp x_j||^2`` is downdated from the Gram entries, so its rounding error grows with
-        the square of the active columns' condition number; the threshold used at step t + 1 is
-        therefore ``max(tol, 16 eps (t + 1) kappa^2)``, with ``kappa^2 = ||R||_F^2 ||R^-1||_F^2``
-        (R the triangular factor of the t active columns, eps = 2^-52), so that a column in the
-        span of an ill-conditioned active set is not taken for a new direction. A learner never
+        the square of the active columns' condition number; the threshold used at each step is
+        therefore ``max(tol, 4 eps kappa^2)``, with ``kappa^2 = ||D R^-1||_F^2`` (R the triangular
+        factor of the active columns, D their norms, eps = 2^-52: the squared condition number of
+        the column-normalised active set, within a factor of the number of steps), so that a
+        column in the span of an ill-conditioned active set is not taken for a new direction,
+        whatever the columns' units. Columns shifted by offsets far above their spread (1e12 with
+        unit spread) lose their low bits in the centring itself; centre them first. A learner never
         takes more steps than the centred design's rank can be (``n_samples - 1``, or
         ``n_samples`` with ``fit_intercept=False``).
 

@@ -70,7 +70,7 @@ struct Settings {
 inline constexpr double kTieTolerance = 1e-9;
 
 // Safety factor on the rounding error of a downdated d_j (see Learner::raise_tolerance).
-inline constexpr double kRoundingGrowth = 16.0;
+inline constexpr double kRoundingGrowth = 4.0;
 
 inline std::size_t packed_size(std::size_t k) { return k * (k + 1) / 2; }
 inline std::size_t packed_offset(std::size_t step) { return step * (step + 1) / 2; }
@@ -134,7 +134,7 @@ class Learner {
     std::copy(pb_.xty, pb_.xty + p_, c_.begin());
     std::copy(pb_.col_sq, pb_.col_sq + p_, d_.begin());
 
-    r_norm_sq_ = rinv_norm_sq_ = 0.0;
+    inverse_norm_sq_ = 0.0;
     tol_ = st_.tol;
     std::size_t steps = 0;
     const std::size_t last = st_.max_rank > 0 ? std::min(k_, st_.max_rank) : k_;
@@ -152,7 +152,7 @@ class Learner {
       out.active[t] = j;
       out.gain[t] = z_[t] * z_[t];
       update_coefficients(t, out.coef + packed_offset(t));
-      raise_tolerance(t, j);
+      raise_tolerance(t);
       // Eager: row t of R for every feature, except before the last step, whose few candidates
       // get that row one by one (last_row), with the same arithmetic.
       if (t + 2 < k_ && update_ == Update::eager) eager_row(t);
@@ -334,18 +334,17 @@ class Learner {
   }
 
   // After step t: the degeneracy threshold of the next candidates, max(tol, kRoundingGrowth eps
-  // (t + 1) kappa_F(R)^2) with kappa_F(R)^2 = ||R||_F^2 ||R^-1||_F^2 (>= the squared condition number
-  // of the active columns). A candidate's d_j = ||x_j||^2 - ||R^-T G_Aj||^2 is downdated from Gram
-  // entries: its rounding error grows with that squared condition number, and a column in the span
-  // of an ill-conditioned active set (cond ~ 3e3) came out above tol = 1e-10 (true value 1e-25).
-  // ||R[:, a]||^2 = ||x_a||^2, so ||R||_F^2 sums the active columns' squared norms; column t of R^-1
-  // is the one update_coefficients just computed.
-  void raise_tolerance(std::size_t t, std::uint32_t j) noexcept {
-    r_norm_sq_ += pb_.col_sq[j];
+  // ||D R^-1||_F^2), D = diag(||x_a||) over the active columns. A candidate's d_j = ||x_j||^2 -
+  // ||R^-T G_Aj||^2 is downdated from Gram entries: relative to ||x_j||^2 its rounding error grows
+  // with the squared condition number of the column-normalised active set, which ||D R^-1||_F^2
+  // estimates (R D^-1 has unit columns; the estimate is within a factor t + 1 of kappa^2, and does
+  // not depend on the columns' scales). Without it a column in the span of an active set of
+  // condition number 3e3 came out above tol = 1e-10 (true value 1e-25). Column t of R^-1 is the
+  // one update_coefficients just computed; row u of D R^-1 is scaled by ||x_{a_u}||.
+  void raise_tolerance(std::size_t t) noexcept {
     const double* column = rinv_.data() + t * k_;
-    for (std::size_t u = 0; u <= t; ++u) rinv_norm_sq_ += column[u] * column[u];
-    const double rounding = kRoundingGrowth * 0x1p-52 * static_cast<double>(t + 1) * (r_norm_sq_ * rinv_norm_sq_);
-    tol_ = std::max(st_.tol, rounding);
+    for (std::size_t u = 0; u <= t; ++u) inverse_norm_sq_ += pb_.col_sq[active_[u]] * (column[u] * column[u]);
+    tol_ = std::max(st_.tol, kRoundingGrowth * 0x1p-52 * inverse_norm_sq_);
   }
 
   // Coefficients after step t, from those after step t - 1: the new direction adds z_t q_t to the
@@ -382,11 +381,11 @@ class Learner {
   std::vector<std::uint32_t> active_;
   std::vector<double> diag_, inv_diag_, z_;
   std::vector<double> scratch_;
-  std::vector<double> crit_;                     // criteria of the current candidates
-  std::vector<double> rinv_;                     // R_AA^{-1}, upper triangular, column-major k x k
-  double r_norm_sq_ = 0.0, rinv_norm_sq_ = 0.0;  // ||R_AA||_F^2 and ||R_AA^{-1}||_F^2
-  double tol_ = 0.0;                             // degeneracy threshold of this step (raise_tolerance)
-  std::vector<double> coef_;                     // current coefficients, in the order of the active set
+  std::vector<double> crit_;      // criteria of the current candidates
+  std::vector<double> rinv_;      // R_AA^{-1}, upper triangular, column-major k x k
+  double inverse_norm_sq_ = 0.0;  // ||D R_AA^{-1}||_F^2 (see raise_tolerance)
+  double tol_ = 0.0;              // degeneracy threshold of this step (raise_tolerance)
+  std::vector<double> coef_;      // current coefficients, in the order of the active set
   // Lazy without a Gram matrix: the candidates never drawn before, their data rows and R columns,
   // the selected data rows, and the partial sums of the blocked product.
   std::vector<std::uint32_t> fresh_;
