@@ -73,6 +73,8 @@ BAD_ARRAYS = [
     np.array([1 + 2j, 3.0]),
     np.array([]),
 ]
+if hasattr(np.dtypes, "StringDType"):  # numpy >= 2: variable-width strings (dtype kind "T")
+    BAD_ARRAYS.append(np.array(["1.5", "2"], dtype=np.dtypes.StringDType()))
 
 # Values no integer count accepts.
 BAD_COUNTS = [None, "3", 2.5, float("nan"), -1, 10**30, True, [3], 1 + 0j]

@@ -397,6 +397,16 @@ def test_strings_refused_objects_of_numbers_accepted():
         assert "strings" in str(bad("X", fit, text, Y0))
         assert "strings" in str(bad("X", model.predict, text))
     assert "dates" in str(bad("X", fit, X0.astype("timedelta64[s]"), Y0))
+    with_a_date = X0.astype(object)
+    with_a_date[5, 2] = np.datetime64(3, "s")
+    assert "dates" in str(bad("X", fit, with_a_date, Y0))
+    assert "dates" in str(bad("X", model.predict, with_a_date))
+    if hasattr(np.dtypes, "StringDType"):  # the other entry points: mse_path, the simulation helpers
+        assert "StringDType" in str(bad("y", model.mse_path, X0, Y0.astype(np.dtypes.StringDType())))
+        template = EnsembleForwardSelection(k=1, n_estimators=2, n_jobs=1)
+        text = X0.astype(np.dtypes.StringDType())
+        assert "StringDType" in str(bad("X", G.degrees_of_freedom, template, text, Y0, 1.0, n_replicates=2))
+        assert "StringDType" in str(bad("mu", G.degrees_of_freedom, template, X0, Y0.astype(text.dtype), 1.0))
     # object arrays of numbers are arrays of numbers (scikit-learn's estimator checks fit them)
     np.testing.assert_array_equal(fit(X0.astype(object), Y0).coef_path_, model.coef_path_)
 

@@ -115,7 +115,7 @@ def as_array(
         raise TypeError(f"{name}: expected an array, got None")
     raw = plain_array(value, name)
     target = np.dtype(dtype)
-    if raw.dtype == object or raw.dtype.kind in "USVMm":
+    if raw.dtype == object or raw.dtype.kind in "USVTMm":
         raise TypeError(f"{name}: expected numbers, got an array of dtype {raw.dtype}")
     if raw.dtype.kind == "c" and target.kind != "c":
         raise TypeError(f"{name}: expected real numbers, got complex dtype {raw.dtype}")

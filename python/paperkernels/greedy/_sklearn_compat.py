@@ -10,6 +10,7 @@ their place.
 
 from __future__ import annotations
 
+import datetime
 import html
 import importlib.util
 import inspect
@@ -212,7 +213,7 @@ def _as_float_matrix(X: Any, name: str) -> np.ndarray:
     arr = plain_array(X, name)
     if arr.dtype.kind == "c":
         raise ValueError(f"{name}: complex data not supported")
-    if arr.dtype.kind in "USV":
+    if arr.dtype.kind in "USVTMm":
         raise TypeError(f"{name}: expected numbers, got an array of dtype {arr.dtype}")
     try:
         return np.asarray(arr, dtype=np.float64)
@@ -286,6 +287,10 @@ def _plain_finite_arrays(X: Any, y: Any) -> bool:
     )
 
 
+# Dates and durations, which numpy and float() would read as numbers of some unit.
+_TIMES = (np.datetime64, np.timedelta64, datetime.date, datetime.time, datetime.timedelta)
+
+
 def _refuse_text(value: Any, name: str) -> None:
     """Refuse strings where numbers are expected. scikit-learn's validation parses numeric strings
     (and numeric strings inside object arrays) silently, and names no argument when one does not
@@ -299,9 +304,10 @@ def _refuse_text(value: Any, name: str) -> None:
     except Exception:
         return  # not convertible: the validation below reports it, naming the argument
     kind = array.dtype.kind
-    if kind in "USaT" or (kind == "O" and any(isinstance(item, (str, bytes, bytearray)) for item in array.flat)):
+    strings = kind in "USaT" or (kind == "O" and any(isinstance(v, (str, bytes, bytearray)) for v in array.flat))
+    if strings:
         raise TypeError(f"{name}: expected an array of numbers, got strings (dtype {array.dtype})")
-    if kind in "mM":
+    if kind in "mM" or (kind == "O" and any(isinstance(v, _TIMES) for v in array.flat)):
         raise TypeError(f"{name}: expected an array of numbers, got dates or durations (dtype {array.dtype})")
 
 

@@ -60,7 +60,7 @@ def _as_layer_array(value: Any, name: str, ndim: int) -> tuple[np.ndarray, str]:
     if value is None:
         raise TypeError(f"{name}: expected an array, got None")
     raw = plain_array(value, name)
-    if raw.dtype.kind in "USVMmc":
+    if raw.dtype.kind in "USVTMmc":
         raise TypeError(f"{name}: expected real numbers, got an array of dtype {raw.dtype}")
     if raw.ndim != ndim:
         raise ValueError(f"{name}: expected a {ndim}-d array, got {raw.ndim}-d with shape {raw.shape}")

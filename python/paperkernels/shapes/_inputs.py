@@ -240,7 +240,7 @@ def _as_ring(value: Any, name: str) -> np.ndarray:
 
 
 def _check_coordinate_dtype(arr: np.ndarray, name: str) -> None:
-    if arr.dtype.kind in "bcUSVMm":
+    if arr.dtype.kind in "bcUSVTMm":
         raise TypeError(
             f"{name}: expected real (x, y) vertex coordinates, got an array of dtype {arr.dtype} (shape {arr.shape})"
         )
