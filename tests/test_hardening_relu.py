@@ -253,3 +253,16 @@ def test_no_memory_growth():
         deep(np.ones((50, 3)))
 
     assert rss_growth(call, 300) < 8 * 2**20
+
+
+@pytest.mark.parametrize("duration", [np.timedelta64(3, "ns"), np.timedelta64(2), np.timedelta64(3, "s")])
+def test_durations_refused_naming_the_argument(duration):
+    # numpy's timedelta64 is a numbers.Integral, and float() reads it as a count of its unit: in
+    # object arrays it used to pass as a number (or fail in float() naming nothing)
+    x = np.array([[duration, 1.0]], dtype=object)
+    for call in (NET, NET.activation_pattern, lambda v: NET.evaluate(v, exact=True)):
+        assert "timedelta64" in str(bad("x", call, x))
+    weights = [np.array(W, dtype=object) for W in W0]
+    weights[0][0, 0] = duration
+    assert "timedelta64" in str(bad("weights[0]", R.ReLUNet, weights, B0))
+    assert "timedelta64" in str(bad("domain", R.equivalent, NET, NET, domain=([duration, 0.0], [1.0, 1.0])))

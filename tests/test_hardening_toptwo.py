@@ -547,3 +547,12 @@ def test_booleans_are_not_means_nor_arms():
     sampler.update(np.array([0, 1], dtype=np.uint8), [1, 0])
     sampler.update([], [])
     assert sampler.N.tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("duration", [np.timedelta64(3, "ns"), np.timedelta64(2), np.timedelta64(3, "s")])
+def test_durations_refused_as_arms_and_rewards(duration):
+    # numpy's timedelta64 is a numbers.Integral: it used to pass as an arm index or a reward
+    sampler = T.TopTwo(3, seed=0)
+    assert "timedelta64" in str(bad("arm", sampler.update, duration, 1.0))
+    assert "timedelta64" in str(bad("reward", sampler.update, 0, duration))
+    assert sampler.N.sum() == 0

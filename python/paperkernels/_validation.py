@@ -3,6 +3,7 @@ expected, so that users can fix the call without reading the source."""
 
 from __future__ import annotations
 
+import datetime
 import numbers
 import os
 from collections.abc import Sequence
@@ -20,9 +21,19 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+# Dates and durations. numpy's timedelta64 is a numbers.Integral (it subclasses signedinteger) and
+# float() reads it as a count of its unit: they are refused wherever numbers are expected.
+TIMES = (np.datetime64, np.timedelta64, datetime.date, datetime.time, datetime.timedelta)
+
+
+def is_real(value: Any) -> bool:
+    """Whether ``value`` is a real number (numbers.Real), not a date or a duration."""
+    return isinstance(value, numbers.Real) and not isinstance(value, TIMES)
+
+
 def as_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as a Python int in ``[low, high]`` (bounds inclusive, None = unbounded)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+    if isinstance(value, (bool, np.bool_, *TIMES)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {_describe(value)}")
     number = int(value)
     if (low is not None and number < low) or (high is not None and number > high):
@@ -42,7 +53,7 @@ def as_float(
     high_open: bool = False,
 ) -> float:
     """Return ``value`` as a finite float in the given interval (open or closed at each end)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if isinstance(value, (bool, np.bool_)) or not is_real(value):
         raise TypeError(f"{name}: expected a real number, got {type(value).__name__} {_describe(value)}")
     number = float(value)
     if not np.isfinite(number):

@@ -10,7 +10,6 @@ their place.
 
 from __future__ import annotations
 
-import datetime
 import html
 import importlib.util
 import inspect
@@ -20,7 +19,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from .._optional import optional_import
-from .._validation import plain_array, refuse_masked
+from .._validation import TIMES, plain_array, refuse_masked
 
 
 def _sklearn_installed() -> bool:
@@ -287,10 +286,6 @@ def _plain_finite_arrays(X: Any, y: Any) -> bool:
     )
 
 
-# Dates and durations, which numpy and float() would read as numbers of some unit.
-_TIMES = (np.datetime64, np.timedelta64, datetime.date, datetime.time, datetime.timedelta)
-
-
 def _refuse_text(value: Any, name: str) -> None:
     """Refuse strings where numbers are expected. scikit-learn's validation parses numeric strings
     (and numeric strings inside object arrays) silently, and names no argument when one does not
@@ -307,7 +302,7 @@ def _refuse_text(value: Any, name: str) -> None:
     strings = kind in "USaT" or (kind == "O" and any(isinstance(v, (str, bytes, bytearray)) for v in array.flat))
     if strings:
         raise TypeError(f"{name}: expected an array of numbers, got strings (dtype {array.dtype})")
-    if kind in "mM" or (kind == "O" and any(isinstance(v, _TIMES) for v in array.flat)):
+    if kind in "mM" or (kind == "O" and any(isinstance(v, TIMES) for v in array.flat)):
         raise TypeError(f"{name}: expected an array of numbers, got dates or durations (dtype {array.dtype})")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_array, as_choice, as_int, plain_array, refuse_masked
+from .._validation import as_array, as_choice, as_int, is_real, plain_array, refuse_masked
 from . import _rational as rat
 
 _FLOAT_EXACT_INT = 2**53
@@ -47,10 +47,10 @@ def _classify_entries(raw: np.ndarray) -> str:
                 )
             if isinstance(v, Fraction):
                 kind = "rational"
-            elif isinstance(v, numbers.Integral):
+            elif isinstance(v, numbers.Integral) and is_real(v):
                 if abs(int(v)) > _FLOAT_EXACT_INT:
                     kind = "rational"
-            elif not isinstance(v, numbers.Real):
+            elif not is_real(v):
                 raise TypeError(f"expected real numbers or Fractions, got {type(v).__name__} {v!r}")
         return kind
     raise TypeError(f"expected real numbers or Fractions, got dtype {raw.dtype}")
@@ -569,7 +569,7 @@ class ReLUNet:
                     v
                     for v in raw.flat
                     if isinstance(v, (bool, np.bool_))
-                    or not isinstance(v, numbers.Real)
+                    or not is_real(v)
                     or (isinstance(v, np.floating) and _is_long_double(np.dtype(type(v))))
                 ),
                 None,

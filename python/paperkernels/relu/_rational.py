@@ -8,13 +8,14 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
-import numbers
 import time
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
+
+from .._validation import is_real
 
 
 def as_fraction(v: Any) -> Fraction:
@@ -37,7 +38,7 @@ def exact_real(value: Any, name: str) -> Fraction:
         isinstance(value, np.floating) and np.dtype(type(value)).itemsize > 8
     ):
         raise TypeError(f"{name}: expected a float64, integer or Fraction, got {type(value).__name__} {value!r}")
-    if not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise TypeError(f"{name}: expected a real number or Fraction, got {type(value).__name__} {value!r}")
     if isinstance(value, (float, np.floating)) and not math.isfinite(value):
         raise ValueError(f"{name}: expected finite values (real numbers or Fractions), got {value!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +11,7 @@ import numpy as np
 from .. import _core
 from .._limits import check_result_bytes
 from .._seed import SeedLike, as_seed
-from .._validation import as_array, as_choice, as_int, plain_array
+from .._validation import as_array, as_choice, as_int, is_real, plain_array
 from ._options import (
     MAX_ARMS,
     STATE_BYTES_PER_ARM,
@@ -425,7 +424,7 @@ class TopTwo:
             a = as_int(arm, "arm", low=0, high=self.K - 1)
             if isinstance(reward, (bool, np.bool_)):
                 reward = int(reward)
-            if not isinstance(reward, numbers.Real):
+            if not is_real(reward):
                 raise TypeError(f"reward: expected a real number, got {type(reward).__name__}")
             try:
                 value = float(reward)
