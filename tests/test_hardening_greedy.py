@@ -198,6 +198,26 @@ def test_valid_columns_of_an_ill_conditioned_design_are_taken():
         np.testing.assert_array_equal(model.active_sets_[0][:clear], order[:clear])
 
 
+def test_many_nearly_parallel_pairs_do_not_hide_a_valid_column():
+    # Hadamard columns (every Gram entry exact): 100 orthogonal pairs h_2i +- 2^-11 h_2i+1, each
+    # nearly parallel, then a column whose exact relative residual against all of them is
+    # s^2 / (1 + s^2) ~ 6e-8, over 100 eps cond^2. A threshold from the Frobenius norm of D R^-1
+    # counted all 100 small singular values and refused it; the learner must take it last.
+    H = np.array([[1.0]])
+    while H.shape[0] < 256:
+        H = np.block([[H, H], [H, -H]])
+    pairs, q, s = 100, 2.0**-11, 2.0**-12
+    columns = [H[:, 2 * i] + sign * q * H[:, 2 * i + 1] for i in range(pairs) for sign in (1, -1)]
+    X = np.column_stack([*columns, H[:, 1] + s * H[:, 255]])
+    rng = np.random.default_rng(0)
+    y = H[:, 0 : 2 * pairs : 2] @ rng.uniform(1, 2, pairs) + H[:, 3 : 2 * pairs : 2] @ rng.uniform(1, 2, pairs - 1)
+    for precompute in (True, False):
+        model = EnsembleForwardSelection(
+            k=2 * pairs + 1, m=None, n_estimators=1, n_jobs=1, precompute=precompute, fit_intercept=False
+        ).fit(X, y)
+        assert 2 * pairs in model.active_sets_[0].tolist()
+
+
 @FEW
 @given(seed=st.integers(0, 2**32 - 1))
 def test_layouts_and_thread_counts_agree(seed):

@@ -75,14 +75,16 @@ class EnsembleForwardSelection(RegressorMixin, BaseEstimator):
         model forward. Ties in the criterion go to the lowest feature index.
         ``||P_A^perp x_j||^2`` is downdated from the Gram entries, so its rounding error grows with
         the square of the active columns' condition number; the threshold used at each step is
-        therefore ``max(tol, 4 eps kappa^2)``, with ``kappa^2 = ||D R^-1||_F^2`` (R the triangular
-        factor of the active columns, D their norms, eps = 2^-52: the squared condition number of
-        the column-normalised active set, within a factor of the number of steps), so that a
-        column in the span of an ill-conditioned active set is not taken for a new direction,
-        whatever the columns' units. Columns shifted by offsets far above their spread (1e12 with
-        unit spread) lose their low bits in the centring itself; centre them first. A learner never
-        takes more steps than the centred design's rank can be (``n_samples - 1``, or
-        ``n_samples`` with ``fit_intercept=False``).
+        therefore ``max(tol, 16 eps kappa^2)``, with ``kappa^2`` the largest squared column norm
+        of ``D R^-1`` (R the triangular factor of the active columns, D their norms, eps = 2^-52):
+        an estimate from below of the squared condition number of the column-normalised active
+        set, so that a column in the span of an ill-conditioned active set is not taken for a new
+        direction, whatever the columns' units. Two roundings it does not cover: Gram entries
+        summed over millions of samples (their error can reach ``n_samples * 2^-53``, above ``tol``
+        beyond about 10^6 samples of nearly equal terms; raise ``tol`` there), and the centring of
+        columns shifted by offsets far above their spread (1e12 with unit spread: centre them
+        first). A learner never takes more steps than the centred design's rank can be
+        (``n_samples - 1``, or ``n_samples`` with ``fit_intercept=False``).
 
     Attributes
     ----------

@@ -70,7 +70,7 @@ struct Settings {
 inline constexpr double kTieTolerance = 1e-9;
 
 // Safety factor on the rounding error of a downdated d_j (see Learner::raise_tolerance).
-inline constexpr double kRoundingGrowth = 4.0;
+inline constexpr double kRoundingGrowth = 16.0;
 
 inline std::size_t packed_size(std::size_t k) { return k * (k + 1) / 2; }
 inline std::size_t packed_offset(std::size_t step) { return step * (step + 1) / 2; }
@@ -334,16 +334,20 @@ class Learner {
   }
 
   // After step t: the degeneracy threshold of the next candidates, max(tol, kRoundingGrowth eps
-  // ||D R^-1||_F^2), D = diag(||x_a||) over the active columns. A candidate's d_j = ||x_j||^2 -
-  // ||R^-T G_Aj||^2 is downdated from Gram entries: relative to ||x_j||^2 its rounding error grows
-  // with the squared condition number of the column-normalised active set, which ||D R^-1||_F^2
-  // estimates (R D^-1 has unit columns; the estimate is within a factor t + 1 of kappa^2, and does
-  // not depend on the columns' scales). Without it a column in the span of an active set of
-  // condition number 3e3 came out above tol = 1e-10 (true value 1e-25). Column t of R^-1 is the
-  // one update_coefficients just computed; row u of D R^-1 is scaled by ||x_{a_u}||.
+  // kappa^2) with kappa^2 the largest squared column norm of D R^-1 so far, D = diag(||x_a||) over
+  // the active columns. A candidate's d_j = ||x_j||^2 - ||R^-T G_Aj||^2 is downdated from Gram
+  // entries: relative to ||x_j||^2 its rounding error grows with the squared condition number of
+  // the column-normalised active set R D^-1, which kappa^2 estimates from below (between that
+  // squared condition number and the same over (t + 1)^2), whatever the columns' scales. Without it
+  // a column in the span of an active set of condition number 3e3 came out above tol = 1e-10 (true
+  // value 1e-25). The Frobenius norm instead would count every small singular value and, with 200
+  // of them, refused a valid column 250 times above the rounding scale. Column t of R^-1 is the one
+  // update_coefficients just computed; row u of D R^-1 is scaled by ||x_{a_u}||.
   void raise_tolerance(std::size_t t) noexcept {
     const double* column = rinv_.data() + t * k_;
-    for (std::size_t u = 0; u <= t; ++u) inverse_norm_sq_ += pb_.col_sq[active_[u]] * (column[u] * column[u]);
+    double norm_sq = 0.0;
+    for (std::size_t u = 0; u <= t; ++u) norm_sq += pb_.col_sq[active_[u]] * (column[u] * column[u]);
+    inverse_norm_sq_ = std::max(inverse_norm_sq_, norm_sq);
     tol_ = std::max(st_.tol, kRoundingGrowth * 0x1p-52 * inverse_norm_sq_);
   }
 
@@ -383,7 +387,7 @@ class Learner {
   std::vector<double> scratch_;
   std::vector<double> crit_;      // criteria of the current candidates
   std::vector<double> rinv_;      // R_AA^{-1}, upper triangular, column-major k x k
-  double inverse_norm_sq_ = 0.0;  // ||D R_AA^{-1}||_F^2 (see raise_tolerance)
+  double inverse_norm_sq_ = 0.0;  // largest squared column norm of D R_AA^{-1} (see raise_tolerance)
   double tol_ = 0.0;              // degeneracy threshold of this step (raise_tolerance)
   std::vector<double> coef_;      // current coefficients, in the order of the active set
   // Lazy without a Gram matrix: the candidates never drawn before, their data rows and R columns,
