@@ -26,6 +26,11 @@ def _describe(value: Any) -> str:
 TIMES = (np.datetime64, np.timedelta64, datetime.date, datetime.time, datetime.timedelta)
 
 
+# numpy dtype kinds that are not numbers: strings (fixed and variable width), bytes, void records,
+# datetimes and timedeltas.
+NON_NUMERIC_KINDS = "USVTMm"
+
+
 def is_real(value: Any) -> bool:
     """Whether ``value`` is a real number (numbers.Real), not a date or a duration."""
     return isinstance(value, numbers.Real) and not isinstance(value, TIMES)
@@ -126,7 +131,7 @@ def as_array(
         raise TypeError(f"{name}: expected an array, got None")
     raw = plain_array(value, name)
     target = np.dtype(dtype)
-    if raw.dtype == object or raw.dtype.kind in "USVTMm":
+    if raw.dtype == object or raw.dtype.kind in NON_NUMERIC_KINDS:
         raise TypeError(f"{name}: expected numbers, got an array of dtype {raw.dtype}")
     if raw.dtype.kind == "c" and target.kind != "c":
         raise TypeError(f"{name}: expected real numbers, got complex dtype {raw.dtype}")

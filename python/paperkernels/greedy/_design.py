@@ -284,10 +284,10 @@ class CentredDesign:
         xty = aligned(response.xty)
         # Centred data have rank at most n - 1: a learner stops there even when rounding keeps a
         # candidate in the active span above tol (see ``tol`` of EnsembleForwardSelection).
-        max_rank = self.n_samples - 1 if self.fit_intercept else self.n_samples
+        max_rank = max(1, self.n_samples - 1 if self.fit_intercept else self.n_samples)
         if self.gram is not None:
             path, active, coef, gains = _core.greedy.fit_gram(
-                aligned(self.gram), xty, k, m, code, tol, seed, n_learners, n_threads, first_learner, max(max_rank, 1)
+                aligned(self.gram), xty, k, m, code, tol, seed, n_learners, n_threads, first_learner, max_rank
             )
         else:
             assert self.xt is not None  # the design holds either the Gram matrix or the transposed data
@@ -303,7 +303,7 @@ class CentredDesign:
                 n_learners,
                 n_threads,
                 first_learner,
-                max(max_rank, 1),
+                max_rank,
             )
         return self._path(path, response.y_mean, active, gains, coef)
 

@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from .._optional import optional_import
-from .._validation import TIMES, plain_array, refuse_masked
+from .._validation import NON_NUMERIC_KINDS, TIMES, plain_array, refuse_masked
 
 
 def _sklearn_installed() -> bool:
@@ -212,7 +212,7 @@ def _as_float_matrix(X: Any, name: str) -> np.ndarray:
     arr = plain_array(X, name)
     if arr.dtype.kind == "c":
         raise ValueError(f"{name}: complex data not supported")
-    if arr.dtype.kind in "USVTMm":
+    if arr.dtype.kind in NON_NUMERIC_KINDS:
         raise TypeError(f"{name}: expected numbers, got an array of dtype {arr.dtype}")
     try:
         return np.asarray(arr, dtype=np.float64)
@@ -299,7 +299,7 @@ def _refuse_text(value: Any, name: str) -> None:
     except Exception:
         return  # not convertible: the validation below reports it, naming the argument
     kind = array.dtype.kind
-    strings = kind in "USaT" or (kind == "O" and any(isinstance(v, (str, bytes, bytearray)) for v in array.flat))
+    strings = kind in "UST" or (kind == "O" and any(isinstance(v, (str, bytes, bytearray)) for v in array.flat))
     if strings:
         raise TypeError(f"{name}: expected an array of numbers, got strings (dtype {array.dtype})")
     if kind in "mM" or (kind == "O" and any(isinstance(v, TIMES) for v in array.flat)):

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_array, as_choice, as_int, is_real, plain_array, refuse_masked
+from .._validation import NON_NUMERIC_KINDS, as_array, as_choice, as_int, is_real, plain_array, refuse_masked
 from . import _rational as rat
 
 _FLOAT_EXACT_INT = 2**53
@@ -60,7 +60,7 @@ def _as_layer_array(value: Any, name: str, ndim: int) -> tuple[np.ndarray, str]:
     if value is None:
         raise TypeError(f"{name}: expected an array, got None")
     raw = plain_array(value, name)
-    if raw.dtype.kind in "USVTMmc":
+    if raw.dtype.kind in NON_NUMERIC_KINDS + "c":
         raise TypeError(f"{name}: expected real numbers, got an array of dtype {raw.dtype}")
     if raw.ndim != ndim:
         raise ValueError(f"{name}: expected a {ndim}-d array, got {raw.ndim}-d with shape {raw.shape}")

@@ -112,7 +112,7 @@ def _polygon_frames(packed: PackedPolygons, compat: str | None) -> tuple[np.ndar
     moment are taken about its own first vertex, at unit scale (PackedPolygons.scaled_rings), then
     moved to its polygon's origin: no cancellation far from the coordinate origin, no overflow or
     underflow of the products at extreme scales."""
-    local, origins, exponent = packed.scaled_rings()
+    local, shift, origins, exponent = packed.scaled_rings()
     ring_count = np.diff(packed.ring_start)
     poly_of_ring = np.repeat(np.arange(packed.count), np.diff(packed.poly_start))
     x, y = local[:, 0], local[:, 1]
@@ -123,8 +123,7 @@ def _polygon_frames(packed: PackedPolygons, compat: str | None) -> tuple[np.ndar
         [np.add.reduceat((x + x[nxt]) * cross, starts), np.add.reduceat((y + y[nxt]) * cross, starts)], 1
     )
     ring_moment *= packed.ring_sign[:, None] / 6.0
-    # About the polygon's origin: a ring's moment about its own origin plus its area times the shift.
-    shift = np.ldexp(packed.ring_shifts(origins, poly_of_ring), exponent[poly_of_ring][:, None])
+    # About the polygon's origin: a ring's moment about its own origin plus its area times its shift.
     poly_starts = packed.poly_start[:-1]
     moment = np.add.reduceat(ring_moment + ring_area[:, None] * shift, poly_starts)
     local_centre = moment / np.add.reduceat(ring_area, poly_starts)[:, None]  # scaled, about the origin

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._limits import check_result_bytes
-from .._validation import aligned, as_int, plain_array, refuse_masked
+from .._validation import NON_NUMERIC_KINDS, aligned, as_int, plain_array, refuse_masked
 
 MAX_ORDER = 200
 """Largest supported order N (the radial recurrences stay accurate to ~1e-15 well beyond)."""
@@ -134,9 +134,10 @@ class PackedPolygons:
     def count(self) -> int:
         return len(self.poly_start) - 1
 
-    def scaled_rings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(local, origins, exponent)``: every vertex relative to its ring's first vertex
-        (``origins``, ``(R, 2)``), times ``2**exponent[b]`` for its polygon b (an exact scaling that
+    def scaled_rings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(local, shift, origins, exponent)``: every vertex relative to its ring's first vertex
+        (``origins``, ``(R, 2)``) and each ring's origin relative to its polygon's (that of the first
+        ring, ``shift``), both times ``2**exponent[b]`` for their polygon b (an exact scaling that
         brings the polygon's largest offset, vertex from its ring's origin or ring origin from the
         polygon's, to [0.5, 1)).
 
@@ -149,19 +150,15 @@ class PackedPolygons:
         poly_of_ring = np.repeat(np.arange(self.count), np.diff(self.poly_start))
         origins = self.vertices[self.ring_start[:-1]]
         local = self.vertices - np.repeat(origins, ring_count, axis=0)
-        shift = self.ring_shifts(origins, poly_of_ring)
+        shift = origins - origins[self.poly_start[:-1]][poly_of_ring]
         with np.errstate(invalid="ignore"):  # infinite offsets: refused by the callers
             reach = np.maximum(np.max(np.abs(local), axis=1), np.repeat(np.max(np.abs(shift), axis=1), ring_count))
             reach = np.maximum.reduceat(np.maximum.reduceat(reach, self.ring_start[:-1]), self.poly_start[:-1])
         _, exponent = np.frexp(np.where(np.isfinite(reach), reach, 1.0))
         exponent = -exponent.astype(np.int64)
-        vertex_exponent = np.repeat(exponent[poly_of_ring], ring_count)
-        return np.ldexp(local, vertex_exponent[:, None]), origins, exponent
-
-    def ring_shifts(self, origins: np.ndarray, poly_of_ring: np.ndarray) -> np.ndarray:
-        """Each ring's origin relative to its polygon's (that of the polygon's first ring)."""
-        shifts: np.ndarray = origins - origins[self.poly_start[:-1]][poly_of_ring]
-        return shifts
+        ring_exponent = exponent[poly_of_ring][:, None]
+        scaled = np.ldexp(local, np.repeat(ring_exponent, ring_count, axis=0))
+        return scaled, np.ldexp(shift, ring_exponent), origins, exponent
 
     def edge_cross(self, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(next, cross)``: the index of each vertex's successor on its (closed) ring and the cross
@@ -240,7 +237,7 @@ def _as_ring(value: Any, name: str) -> np.ndarray:
 
 
 def _check_coordinate_dtype(arr: np.ndarray, name: str) -> None:
-    if arr.dtype.kind in "bcUSVTMm":
+    if arr.dtype.kind in "bc" + NON_NUMERIC_KINDS:
         raise TypeError(
             f"{name}: expected real (x, y) vertex coordinates, got an array of dtype {arr.dtype} (shape {arr.shape})"
         )
@@ -374,7 +371,7 @@ def pack_polygons(batch: Sequence[list[list[Any]]], name: str = "polygons", unit
     # Outer rings count positively and holes negatively, whatever their orientation. Areas are
     # computed on the scaled rings (see PackedPolygons.scaled_rings) and scaled back for the checks.
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # huge coordinates: refused below
-        local, _, exponent = packed.scaled_rings()
+        local, _, _, exponent = packed.scaled_rings()
         raw = packed.scaled_signed_ring_areas(local)
         role = np.where(packed.ring_is_hole, -1.0, 1.0)
         packed.ring_sign = role * np.where(raw < 0, -1.0, 1.0)
