@@ -32,29 +32,13 @@ class LinUCB final : public Learner {
 
   void select(const ItemsView& items, std::int32_t* cascade) override {
     check_items(items, true);
-    scores(items, score_);
+    score_checked(items, score_);
     top_k_by_score(score_, config_.K, order_, cascade);
   }
 
   void scores(const ItemsView& items, std::vector<double>& out) {
     check_features(items);
-    gram_.multiply(b_.data(), theta_.data());
-    const double beta_t = beta();
-    const int dx = items.dx;
-    out.resize(items.L);
-    for (std::size_t i = 0; i < items.L; ++i) {
-      tick(stop_, static_cast<std::size_t>(dx) * dx);
-      const double* x = items.X + i * dx;
-      double u = 0.0, a = 0.0;
-      for (int j = 0; j < dx; ++j) {
-        u += x[j] * theta_[j];
-        const double* r = gram_.row(j);
-        double t = 0.0;
-        for (int l = 0; l < dx; ++l) t += r[l] * x[l];
-        a += x[j] * t;
-      }
-      out[i] = u + beta_t * std::sqrt(std::max(a, 0.0));
-    }
+    score_checked(items, out);
   }
 
   void update(const ItemsView& items, const std::int32_t* cascade, int first_click) override {
@@ -64,7 +48,8 @@ class LinUCB final : public Learner {
     for (int k = 0; k < n; ++k) {
       const FeatureNorms norms = feature_norms(items.X + static_cast<std::size_t>(cascade[k]) * items.dx, items.dx);
       b_bound += norms.abs_max;
-      if (!(norms.sq / config_.lam <= kMaxFeatureRatio) || !(b_bound <= kSafeMagnitude))
+      // (The accuracy bound kMaxFeatureRatio was checked with the items.)
+      if (!(norms.sq / config_.lam <= kSafeMagnitude) || !(b_bound <= kSafeMagnitude))
         refuse_features(cascade[k], k, config_.lam);
     }
     for (int k = 0; k < n; ++k) {
@@ -97,6 +82,27 @@ class LinUCB final : public Learner {
   }
 
  private:
+  // The scores of items whose features were checked (check_features).
+  void score_checked(const ItemsView& items, std::vector<double>& out) {
+    gram_.multiply(b_.data(), theta_.data());
+    const double beta_t = beta();
+    const int dx = items.dx;
+    out.resize(items.L);
+    for (std::size_t i = 0; i < items.L; ++i) {
+      tick(stop_, static_cast<std::size_t>(dx) * dx);
+      const double* x = items.X + i * dx;
+      double u = 0.0, a = 0.0;
+      for (int j = 0; j < dx; ++j) {
+        u += x[j] * theta_[j];
+        const double* r = gram_.row(j);
+        double t = 0.0;
+        for (int l = 0; l < dx; ++l) t += r[l] * x[l];
+        a += x[j] * t;
+      }
+      out[i] = u + beta_t * std::sqrt(std::max(a, 0.0));
+    }
+  }
+
   InverseGram gram_;
   std::vector<double> b_, theta_, work_, score_;
   std::vector<std::int32_t> order_;
