@@ -83,6 +83,31 @@ def test_bad_polygons(polygon, error, message):
         ps.zernike_moments(polygon, 6, input="polygon")
 
 
+def test_object_arrays_of_numbers_read_as_polygons():
+    # numpy reads object arrays element by element; so do the polygon inputs, in every entry point.
+    triangle = np.array([(0.0, 0.0), (0.5, 0.0), (0.25, 0.5)])
+    boxed = triangle.astype(object)
+    assert np.array_equal(ps.rasterize(boxed, 16), ps.rasterize(triangle, 16))
+    assert np.array_equal(ps.zernike_moments(boxed, 6), ps.zernike_moments(triangle, 6))
+    assert np.array_equal(ps.normalize(boxed)[1], ps.normalize(triangle)[1])
+    ragged = np.empty(2, dtype=object)
+    ragged[0], ragged[1] = triangle, SQUARE
+    assert np.array_equal(ps.rasterize(ragged, 16), ps.rasterize([triangle, SQUARE], 16))
+
+
+@pytest.mark.parametrize("element", ["0.5", None, True, np.timedelta64(1, "s")])
+def test_object_arrays_of_non_numbers_refused(element):
+    boxed = np.array([(0.0, 0.0), (0.5, 0.0), (0.25, 0.5)]).astype(object)
+    boxed[1, 0] = element
+    message = (
+        rf"polygons: expected real \(x, y\) vertex coordinates, got an object array holding {type(element).__name__}"
+    )
+    with pytest.raises(TypeError, match=message):
+        ps.rasterize(boxed, 16)
+    with pytest.raises(TypeError, match="expected real"):
+        ps.zernike_moments(boxed, 6)
+
+
 def test_hole_only_polygon_has_no_area():
     with pytest.raises(ValueError, match=r"polygons\[0\]: expected a polygon of positive area"):
         ps.zernike_moments([[SQUARE, SQUARE]], 4, input="polygon")

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._limits import check_result_bytes
-from .._validation import NON_NUMERIC_KINDS, aligned, as_int, plain_array, refuse_masked
+from .._validation import NON_NUMERIC_KINDS, aligned, as_int, is_real, plain_array, refuse_masked
 
 MAX_ORDER = 200
 """Largest supported order N (the radial recurrences stay accurate to ~1e-15 well beyond)."""
@@ -243,6 +243,23 @@ def _check_coordinate_dtype(arr: np.ndarray, name: str) -> None:
         )
 
 
+def _unbox_objects(value: Any, name: str) -> Any:
+    """An object array read as numpy would read it, element by element: a 1-D one is a sequence
+    (of polygons or rings), a deeper one holds coordinates, converted to float64 when every element
+    is a real number (not a boolean, date or duration). Anything else is returned unchanged."""
+    if not (isinstance(value, np.ndarray) and value.dtype == object):
+        return value
+    if value.ndim == 1:
+        return list(value)
+    for element in value.flat:
+        if not is_real(element) or isinstance(element, (bool, np.bool_)):
+            raise TypeError(
+                f"{name}: expected real (x, y) vertex coordinates, got an object array holding "
+                f"{type(element).__name__} (shape {value.shape})"
+            )
+    return value.astype(np.float64)
+
+
 def _looks_like_ring(value: Any) -> bool:
     if isinstance(value, np.ndarray):
         return value.ndim == 2 and value.shape[-1] == 2 and value.dtype.kind in "iuf"
@@ -264,6 +281,7 @@ def _polygon_parts(obj: Any, name: str) -> list[list[Any]]:
         and hasattr(obj, "__array__")
     ):
         obj = plain_array(obj, name)  # torch tensors and other array-likes
+    obj = _unbox_objects(obj, name)
     if _is_geo(obj):
         return _geo_parts(obj, name)
     if _looks_like_ring(obj):
@@ -309,6 +327,7 @@ def split_polygons(value: Any, name: str = "polygons") -> tuple[list[list[list[A
     refuse_masked(value, name)
     if not isinstance(value, (np.ndarray, list, tuple, dict)) and not _is_geo(value) and hasattr(value, "__array__"):
         value = plain_array(value, name)  # torch tensors and other array-likes
+    value = _unbox_objects(value, name)
     if _is_geo(value) or _looks_like_ring(value):
         return [_polygon_parts(value, name)], True
     if isinstance(value, np.ndarray):

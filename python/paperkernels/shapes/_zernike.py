@@ -459,6 +459,8 @@ def _guess_input(shapes: Any, name: str = "shapes") -> str:
     arr = plain_array(shapes, name)
     if arr.ndim in (2, 3) and arr.shape[-1] == 2 and arr.shape[-2] > 2 and arr.dtype.kind in "if":
         return "polygon"
+    if arr.dtype == object and (arr.ndim == 1 or (arr.ndim in (2, 3) and arr.shape[-1] == 2)):
+        return "polygon"  # read element by element there, or refused naming what an element is
     if _looks_transposed(arr):
         return "polygon"  # vertices as columns (2, V): the polygon path says so
     refuse_images(arr, name, "Pass input='cartesian' to read it as a batch of narrow masks.")
