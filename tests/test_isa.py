@@ -7,6 +7,7 @@ under avx2 and avx512 (same bits between them) and stays within a documented bou
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -82,6 +83,65 @@ def test_set_isa_is_global_and_a_context_manager():
         assert paperkernels.get_isa() == "sse2"
     finally:
         paperkernels.set_isa(before)
+
+
+def test_overlapping_blocks_in_two_threads_restore_the_setting():
+    # Thread A's block is entered first and left first, while B's is running: leaving withdraws
+    # only A's own setting, and once both are left the setting before them is back.
+    before = paperkernels.get_isa()
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def first():
+        with paperkernels.set_isa("sse2"):
+            a_in.set()
+            b_in.wait()
+        seen["after A"] = paperkernels.get_isa()
+        a_out.set()
+
+    def second():
+        a_in.wait()
+        with paperkernels.set_isa(ISAS[0]):
+            b_in.set()
+            a_out.wait()
+            seen["B alone"] = paperkernels.get_isa()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == {"after A": ISAS[0], "B alone": ISAS[0]}
+    assert paperkernels.get_isa() == before
+
+
+def test_a_context_applies_its_isa_when_entered():
+    before = paperkernels.get_isa()
+    context = paperkernels.set_isa("sse2")
+    paperkernels.set_isa(ISAS[0])  # a later call: its setting is the one in force around the block
+    with context as chosen:
+        assert chosen == "sse2" and paperkernels.get_isa() == "sse2"
+    assert paperkernels.get_isa() == ISAS[0]
+    with paperkernels.set_isa("sse2"):
+        paperkernels.set_isa(ISAS[-1])  # a call inside a block takes effect when the block ends
+        assert paperkernels.get_isa() == "sse2"
+    assert paperkernels.get_isa() == ISAS[-1]
+    paperkernels.set_isa(before)
+
+
+def test_show_config_names_the_environment_only_while_its_choice_holds():
+    script = (
+        "import paperkernels as p\n"
+        "p.show_config()\n"
+        "with p.set_isa('auto'):\n"
+        "    p.show_config()\n"
+        "p.set_isa('sse2')\n"
+        "p.show_config()\n"
+    )
+    env = dict(os.environ, PAPERKERNELS_ISA=" SSE2 ")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    in_use = [line.strip() for line in out.stdout.splitlines() if line.strip().startswith("in use:")]
+    assert in_use == ["in use: sse2 (PAPERKERNELS_ISA=sse2)", f"in use: {ISAS[0]}", "in use: sse2"]
 
 
 def test_unknown_or_unsupported_isa_is_refused():

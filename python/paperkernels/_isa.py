@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import platform
 import sys
+import threading
 from typing import Any
 
 from ._version import __version__
@@ -40,21 +41,73 @@ def get_isa() -> str:
     return str(_extension().isa.get())
 
 
-class _IsaContext:
-    """Returned by :func:`set_isa`; as a context manager it restores the previous setting on exit."""
+class _Setting:
+    """The instruction set in force: that of the most recently entered ``with set_isa(...)`` block
+    still running, else the base value (set at import, then by each call of :func:`set_isa`).
+    Blocks may be nested and may overlap across threads; leaving one withdraws only its own value,
+    as :meth:`paperkernels.limits.override` does for the limits."""
 
-    def __init__(self, previous: str, current: str) -> None:
-        self._previous = previous
-        self._current = current
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.base: str | None = None  # None: the extension's default, the widest supported
+        self.base_from_environment = False
+        self.generation = 0  # counts the changes of the base value
+        self.blocks: list[tuple[object, str]] = []  # (token unique to the block, isa), entry order
+
+    def apply(self) -> None:
+        # Callers hold the lock.
+        if self.blocks:
+            isa = self.blocks[-1][1]
+        else:
+            isa = self.base if self.base is not None else supported_isas()[0]
+        _extension().isa.set(isa)
+
+    def set_base(self, isa: str, from_environment: bool = False) -> tuple[str | None, bool, int]:
+        """Make `isa` the base value; returns what it replaced and the new generation."""
+        with self.lock:
+            replaced = (self.base, self.base_from_environment)
+            self.base, self.base_from_environment = isa, from_environment
+            self.generation += 1
+            self.apply()
+            return replaced[0], replaced[1], self.generation
+
+
+_SETTING = _Setting()
+
+
+class _IsaContext:
+    """Returned by :func:`set_isa`. Used in a ``with`` statement, the block runs under its
+    instruction set, and leaving the block withdraws it: the setting before the call returns,
+    unless another block entered later is still running."""
+
+    def __init__(self, isa: str, replaced: tuple[str | None, bool], generation: int) -> None:
+        self._isa = isa
+        self._replaced = replaced
+        self._generation = generation
+        self._tokens: list[object] = []
 
     def __enter__(self) -> str:
-        return self._current
+        token = object()
+        with _SETTING.lock:
+            # The call made this ISA the base value; the block holds it instead, so that leaving
+            # restores the base the call replaced (unless set_isa was called again since).
+            if _SETTING.generation == self._generation:
+                _SETTING.base, _SETTING.base_from_environment = self._replaced
+                _SETTING.generation += 1
+                self._generation = -1
+            _SETTING.blocks.append((token, self._isa))
+            self._tokens.append(token)
+            _SETTING.apply()
+        return self._isa
 
     def __exit__(self, *exc: object) -> None:
-        _extension().isa.set(self._previous)
+        with _SETTING.lock:
+            token = self._tokens.pop()
+            _SETTING.blocks[:] = [entry for entry in _SETTING.blocks if entry[0] is not token]
+            _SETTING.apply()
 
     def __repr__(self) -> str:
-        return f"set_isa({self._current!r})"
+        return f"set_isa({self._isa!r})"
 
 
 def _resolve(isa: object, name: str) -> str:
@@ -83,7 +136,12 @@ def set_isa(isa: str) -> _IsaContext:
     -------
     context
         The setting holds for the whole process (every thread) from this call on; used in a
-        ``with`` statement it is undone when the block exits (``with paperkernels.set_isa("avx2"):``).
+        ``with`` statement it holds for the block and is undone when the block exits
+        (``with paperkernels.set_isa("avx2"):``). Blocks may be nested and may overlap across
+        threads: the instruction set in force is that of the most recently entered block still
+        running, else that of the last call outside a block. Leaving a block withdraws only its own
+        setting, whatever the order in which blocks end, so a call made while a block runs takes
+        effect once no block is running.
 
     Raises
     ------
@@ -98,16 +156,22 @@ def set_isa(isa: str) -> _IsaContext:
     already running keeps the instruction set it started with.
     """
     key = _resolve(isa, "isa")
-    previous = get_isa()
-    _extension().isa.set(key)
-    return _IsaContext(previous, key)
+    base, from_environment, generation = _SETTING.set_base(key)
+    return _IsaContext(key, (base, from_environment), generation)
 
 
 def apply_environment() -> None:
     """Apply ``PAPERKERNELS_ISA`` (called once when paperkernels is imported)."""
     value = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
     if value:
-        _extension().isa.set(_resolve(value, ENVIRONMENT_VARIABLE))
+        _SETTING.set_base(_resolve(value, ENVIRONMENT_VARIABLE), from_environment=True)
+
+
+def _environment_in_force() -> str | None:
+    with _SETTING.lock:
+        if _SETTING.base_from_environment and not _SETTING.blocks:
+            return _SETTING.base
+    return None
 
 
 def _cpu_model() -> str:
@@ -138,7 +202,8 @@ def config() -> dict[str, Any]:
         "simd": {
             "supported": supported_isas(),
             "in_use": get_isa(),
-            "environment": os.environ.get(ENVIRONMENT_VARIABLE),
+            # The variable's value read at import, while that choice is the one in force.
+            "environment": _environment_in_force(),
         },
     }
 
