@@ -1,6 +1,7 @@
 """The benchmark harness: every module in --quick mode, the JSON record and its schema, --compare,
 --plot, the Markdown tables, and a failing module that does not hide the others."""
 
+import contextlib
 import copy
 import json
 import os
@@ -376,7 +377,30 @@ def test_output_path_that_is_a_directory_or_not_writable(no_run, tmp_path, capsy
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     out, err = _refused(["bench", "toptwo", "--plot", str(locked / "x.png")], capsys)
-    assert out == "" and "--plot" in err and "not writable" in err
+    assert out == "" and "--plot" in err and "Permission denied" in err
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_output_path_refused_by_its_filesystem(no_run, capsys):
+    # Root passes every permission test; /proc still refuses to create a file.
+    out, err = _refused(["bench", "toptwo", "--json", "/proc/paperkernels-bench.json"], capsys)
+    assert out == "" and "--json /proc/paperkernels-bench.json: No such file or directory" in err
+
+
+@pytest.mark.parametrize("name", ["speedups", "speedups.txt"])
+def test_plot_file_needs_a_format_suffix(name, no_run, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out, err = _refused(["bench", "toptwo", "--plot", str(tmp_path / name)], capsys)
+    assert out == "" and "expected a file name ending in one of" in err and ".png" in err
+    assert not (tmp_path / name).exists()
+
+
+def test_checking_an_output_path_leaves_no_file(no_run, tmp_path, monkeypatch):
+    written = []
+    monkeypatch.setattr(benchmarks, "run", lambda *a, **k: written.append(list(tmp_path.iterdir())) or {})
+    with contextlib.suppress(Exception):
+        main(["bench", "toptwo", "--json", str(tmp_path / "out.json")])
+    assert written == [[]]
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ import argparse
 import importlib
 import importlib.util
 import math
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -124,15 +123,32 @@ def _threshold(text: str) -> float:
 
 
 def _unwritable(path: str) -> str | None:
-    """Why ``path`` cannot be written, or None."""
+    """Why ``path`` cannot be written, or None. The file is opened for appending (and removed again
+    if it did not exist): permission bits alone do not tell, for root or on pseudo-filesystems."""
     target = Path(path)
     if target.is_dir():
         return "is a directory"
     if not target.parent.is_dir():
         return f"no directory {str(target.parent)!r}"
-    if not os.access(target.parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        return "not writable"
+    existed = target.exists()
+    try:
+        with open(target, "ab"):
+            pass
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not existed:
+        target.unlink(missing_ok=True)
     return None
+
+
+def _plot_format_problem(path: str) -> str | None:
+    """Why matplotlib would not write a figure to ``path`` (it picks the format from the suffix)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if Path(path).suffix.lower().lstrip(".") in formats:
+        return None
+    return "expected a file name ending in one of " + ", ".join("." + f for f in formats)
 
 
 def check_bench_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
@@ -155,6 +171,9 @@ def check_bench_args(args: argparse.Namespace, parser: argparse.ArgumentParser) 
             parser.error(f"{flag} {path}: {problem}")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         parser.error("--plot needs matplotlib (pip install matplotlib)")
+    problem = _plot_format_problem(args.plot) if args.plot else None
+    if problem:
+        parser.error(f"--plot {args.plot}: {problem}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
