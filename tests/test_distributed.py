@@ -141,6 +141,26 @@ def test_shapes_bad_input():
         pkd.encode_shapes(encoder, [])
 
 
+def test_wrong_objects_and_progress_flags_are_refused():
+    X = np.random.default_rng(0).normal(size=(30, 5))
+    with pytest.raises(TypeError, match="estimator: expected a paperkernels.greedy.EnsembleForwardSelection"):
+        pkd.fit_ensemble(None, X, X[:, 0])
+    with pytest.raises(TypeError, match="encoder: expected a paperkernels.shapes.XShapeEncoder"):
+        pkd.encode_shapes(object(), np.zeros((2, 8, 8)))
+    estimator = EnsembleForwardSelection(k=2, n_estimators=3)
+    calls = [
+        lambda progress: pkd.fit_ensemble(estimator, X, X[:, 0], progress=progress),
+        lambda progress: pkd.encode_shapes(shapes.XShapeEncoder(4), np.zeros((2, 8, 8)), progress=progress),
+        lambda progress: pkd.run_many([0.5, 0.4], 0.1, 4, progress=progress),
+        lambda progress: pkd.map_chunks(abs, [(1,)], progress=progress),
+    ]
+    for call in calls:
+        for flag in ("yes", 2, None):
+            with pytest.raises(TypeError, match="progress: expected a bool"):
+                call(flag)
+    assert not hasattr(estimator, "coef_")
+
+
 def _cascade_study(seed):
     from paperkernels import cascade
 

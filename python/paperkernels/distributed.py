@@ -254,6 +254,7 @@ def map_chunks(
 def _map_chunks(
     fn: Callable[..., Any], chunks: Sequence[tuple[Any, ...]], client: Any, progress: bool, desc: str
 ) -> list[Any]:
+    progress = as_bool(progress, "progress")
     with Progress(len(chunks), progress, desc) as bar:
         if client is None:
             results = []
@@ -739,6 +740,8 @@ def fit_ensemble(
     ------
     ValueError, TypeError
         As ``estimator.fit`` for bad data or parameters.
+    TypeError
+        When ``estimator`` is not an EnsembleForwardSelection or ``progress`` is not a bool.
 
     Examples
     --------
@@ -753,6 +756,11 @@ def fit_ensemble(
     >>> bool(np.array_equal(split.coef_path_, whole.coef_path_))
     True
     """
+    if not isinstance(estimator, EnsembleForwardSelection):
+        raise TypeError(
+            f"estimator: expected a paperkernels.greedy.EnsembleForwardSelection, got {type(estimator).__name__}"
+        )
+    progress = as_bool(progress, "progress")
     with _client_scope(client) as client:
         return _fit_ensemble(estimator, X, y, client, chunk_size, progress)
 
@@ -830,7 +838,8 @@ def encode_shapes(
     Raises
     ------
     TypeError
-        When ``client`` is a cluster, an address or anything but a connected Client.
+        When ``encoder`` is not an XShapeEncoder, ``progress`` is not a bool, or ``client`` is a
+        cluster, an address or anything but a connected Client.
     ValueError
         When ``shapes`` is empty or an array is not 3-dimensional; the encoder's errors for bad
         shapes surface when the codes are computed.
@@ -847,6 +856,9 @@ def encode_shapes(
     >>> bool(np.array_equal(codes.compute(), encoder.encode_geometry(masks)))
     True
     """
+    if not isinstance(encoder, XShapeEncoder):
+        raise TypeError(f"encoder: expected a paperkernels.shapes.XShapeEncoder, got {type(encoder).__name__}")
+    progress = as_bool(progress, "progress")
     if client is not None and not _connected(client):
         raise TypeError(
             f"client: encode_shapes needs a connected dask.distributed.Client (the persisted codes live on it), "
