@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import inspect
 import os
 import re
 import shutil
@@ -133,6 +134,46 @@ def test_docstring_examples_run(package):
     result = runner.summarize(verbose=False)
     assert result.attempted > 0, f"no docstring examples found in {package}"
     assert result.failed == 0, f"{result.failed} of {result.attempted} docstring examples of {package} failed"
+
+
+def _documented_parameters(obj) -> list[str] | None:
+    """The names under Parameters (and Other Parameters) of obj's numpydoc docstring, in order."""
+    from numpydoc.docscrape import NumpyDocString
+
+    doc = NumpyDocString(inspect.getdoc(obj) or "")
+    entries = [*doc["Parameters"], *doc["Other Parameters"]]
+    if not entries:
+        return None
+    return [part.strip().lstrip("*") for entry in entries for part in entry.name.split(",") if part.strip()]
+
+
+def _signature_parameters(obj) -> list[str] | None:
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):  # builtins without a text signature
+        return None
+    return [name for name in signature.parameters if name not in ("self", "cls")]
+
+
+@pytest.mark.parametrize("package", ["paperkernels", *(f"paperkernels.{m}" for m in MODULES)])
+def test_documented_parameters_match_the_signatures(package):
+    """Each public function, class and method documents its parameters once each, in signature order."""
+    wrong = []
+    for name, obj in _public_objects(package):
+        if inspect.ismodule(obj):
+            continue
+        targets = [(name, obj)]
+        if inspect.isclass(obj):
+            targets += [
+                (f"{name}.{attr}", getattr(obj, attr))
+                for attr, raw in vars(obj).items()
+                if not attr.startswith("_") and inspect.isfunction(getattr(raw, "__func__", raw))
+            ]
+        for label, target in targets:
+            documented, actual = _documented_parameters(target), _signature_parameters(target)
+            if documented is not None and actual is not None and documented != actual:
+                wrong.append(f"{label}: documents {documented}, signature {actual}")
+    assert not wrong, "\n".join(wrong)
 
 
 @pytest.fixture(scope="module")

@@ -105,8 +105,6 @@ def gd_drift(net: ReLUNet, grads: Any, eta: Any) -> list[np.ndarray]:
 
     Parameters
     ----------
-    grads : (list of arrays, list of arrays)
-        Gradients of the loss with respect to ``weights`` and ``biases`` (see :func:`neuron_gradients`).
     net : ReLUNet
         The network at theta.
     grads : (list of arrays, list of arrays)

@@ -148,19 +148,19 @@ def functional_dimension(
 
     Parameters
     ----------
+    net : ReLUNet
+        The network (float64 parameters, or rational ones that fit float64).
     points : array of shape (N, n0), optional
         Evaluation points; by default random points at two scales plus, for bottlenecks, latent
         points covering every first-layer activation pattern.
     n_points : int, optional
         Number of default points (default: enough rows for the parameter count, at least 200).
+    seed : int or numpy.random.Generator
+        Seed of the default points.
     rtol : float
         Singular values below ``rtol * s_max`` count as zero.
     return_jacobian : bool
         Also return the Jacobian.
-    net : ReLUNet
-        The network (float64 parameters, or rational ones that fit float64).
-    seed : int or numpy.random.Generator
-        Seed of the default points.
 
     Returns
     -------

@@ -219,10 +219,10 @@ def transportation_cost(
 
     Parameters
     ----------
-    mu_i, mu_j : float or array_like
-        Empirical means of the two arms (in [0, 1] for Bernoulli arms).
-    n_i, n_j : float or array_like
-        Their positive (possibly real) counts.
+    mu_i, n_i : float or array_like
+        Empirical mean (in [0, 1] for Bernoulli arms) and positive (possibly real) count of arm i.
+    mu_j, n_j : float or array_like
+        The same for arm j.
     arms : {"bernoulli", "gaussian"}
         Reward distributions.
     sigma : float
