@@ -221,6 +221,8 @@ class TestValidation:
 
 def test_version_and_import_time():
     assert paperkernels.__version__
+    # The build reads the version from _version.py too, dev and local parts included.
+    assert paperkernels._core.__version__ == paperkernels.__version__
     code = "import time; t = time.perf_counter(); import paperkernels; print(time.perf_counter() - t)"
     elapsed = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     # An ASan+UBSan build (tests/sanitize.sh) loads and instruments far more code at import.
