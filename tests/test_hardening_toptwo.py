@@ -446,6 +446,45 @@ def test_hostile_pickled_state_is_refused():
             other.__setstate__(bad_state)
 
 
+def test_refused_state_leaves_the_sampler_as_it_was():
+    s = T.TopTwo(3, delta=0.05, seed=1)
+    _drive(s, 12, 0)
+    before = pickle.dumps(s)
+    for field, value in (("rng", [2**64, 0, 0, 1]), ("round", ("a", 0, 0)), ("weights_left", -1)):
+        state = copy.deepcopy(s.__getstate__())
+        state["options"]["beta"], state["options"]["delta"] = 0.9, 0.2
+        state["core"][field] = value
+        with pytest.raises((ValueError, TypeError), match="state"):
+            s.__setstate__(state)
+        assert pickle.dumps(s) == before  # options and core unchanged
+
+
+def test_transportation_cost_of_counts_near_the_float64_limit():
+    # W is homogeneous of degree 1 in the counts: counts whose sum overflows float64 keep the shares.
+    for n_i, n_j in ((9e307, 9e307), (1.7e308, 1e307), (1e300, 1.7e308)):
+        scale = max(n_i, n_j)
+        expected = scale * T.transportation_cost(0.6, n_i / scale, 0.4, n_j / scale)
+        assert T.transportation_cost(0.6, n_i, 0.4, n_j) == pytest.approx(expected, rel=1e-13)
+    with pytest.raises(ValueError, match="transportation cost overflows float64"):
+        T.transportation_cost(0.999999, 1.7e308, 0.000001, 1.7e308)
+    with pytest.raises(ValueError, match="transportation cost overflows float64"):
+        T.transportation_cost(1e200, 1, -1e200, 1, arms="gaussian")
+
+
+def test_booleans_are_not_numbers_in_the_theory_functions():
+    with pytest.raises(TypeError, match="p: expected real numbers, got booleans"):
+        T.kl_bernoulli(True, 0.5)
+    with pytest.raises(TypeError, match="n_i: expected real numbers, got booleans"):
+        T.transportation_cost(0.6, True, 0.4, 1)
+    with pytest.raises(TypeError, match="threshold: expected real numbers, got booleans"):
+        T.identify([0.5, 0.4], 0.1, threshold=[True] * 10, max_steps=5)
+
+
+def test_times_beyond_int64_are_named_as_given():
+    with pytest.raises(ValueError, match=r"got values in \[9223372036854775808, 9223372036854775808\]"):
+        T.stopping_threshold(np.array([2**63], dtype=np.uint64), 0.1, 3)
+
+
 @pytest.mark.parametrize("sampler", ["TaS-D", "TTTS"])
 def test_slow_sampling_rules_stop_on_sigint(sampler):
     # Each step solves a characteristic time (TaS) or re-draws the posterior (TTTS): the episode must

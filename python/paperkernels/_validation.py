@@ -143,6 +143,14 @@ def as_array(
                 raise TypeError(f"{name}: expected integers, got non-integral values of dtype {raw.dtype}")
         elif raw.dtype.kind not in "iub":
             raise TypeError(f"{name}: expected integers, got dtype {raw.dtype}")
+        if raw.size and not np.can_cast(raw.dtype, target, casting="safe"):
+            # Values the cast would wrap (uint64 or float values beyond the target's range).
+            info = np.iinfo(target)
+            smallest, largest = int(np.min(raw)), int(np.max(raw))
+            if smallest < info.min or largest > info.max:
+                bottom = info.min if low is None else max(low, info.min)
+                top = info.max if high is None else min(high, info.max)
+                raise ValueError(f"{name}: expected values in [{bottom}, {top}], got values in [{smallest}, {largest}]")
     if ndim is not None and raw.ndim != ndim:
         raise ValueError(f"{name}: expected a {ndim}-d array, got {raw.ndim}-d with shape {raw.shape}")
     if shape is not None:

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _core
 from .._limits import check_result_bytes
 from .._seed import SeedLike, as_seed
-from .._validation import as_array, as_choice, as_int, is_real, plain_array
+from .._validation import as_array, as_bool, as_choice, as_int, is_real, plain_array
 from ._options import (
     MAX_ARMS,
     STATE_BYTES_PER_ARM,
@@ -262,6 +262,8 @@ class TopTwo:
         )
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        # Everything is checked and the new core built before this object changes: a refused state
+        # leaves the sampler as it was.
         try:
             K = as_int(state["K"], "state K", low=2, high=MAX_ARMS)
             opts = options_from_dict(state["options"])
@@ -269,33 +271,41 @@ class TopTwo:
             values = state["threshold_values"]
             fn = state["threshold_fn"]
             c = state["core"]
+            t, rng, leader, selection = c["t"], c["rng"], c["leader"], c["selection"]
+            round_state = tuple(c.get("round", (-1, False, 0)))
         except (KeyError, TypeError) as exc:
             raise TypeError(f"state: not the pickled state of a TopTwo sampler ({type(exc).__name__}: {exc})") from None
         if kind != "array":
             kind, values = as_choice(kind, "threshold", THRESHOLDS), None
         else:
             values = threshold_array(values)
+        if len(rng) != 4 or len(round_state) != 3:
+            raise ValueError("state: expected 4 generator words and a round of 3 entries")
+        core = _core.toptwo.Sampler(core_config(K, opts, kind, values), 0)
+        core.set_state(
+            as_int(t, "state t", low=0),
+            as_array(c["N"], "state N", dtype=np.int64, shape=(K,)),
+            as_array(c["S"], "state S", shape=(K,)),
+            as_array(c["L"], "state L", dtype=np.int64, shape=(K,)),
+            as_array(c["M"], "state M", dtype=np.int64, shape=(K,)),
+            tuple(as_int(word, "state rng", low=0, high=2**64 - 1) for word in rng),
+            as_int(leader, "state leader", low=-1),
+            as_int(selection, "state selection", low=-1),
+            as_array(c.get("weights", []), "state weights", allow_empty=True),
+            as_array(c.get("cumulative", []), "state cumulative", allow_empty=True),
+            as_int(c.get("weights_left", 0), "state weights_left", low=0),
+            (
+                as_int(round_state[0], "state round", low=-1),
+                as_bool(round_state[1], "state round"),
+                as_int(round_state[2], "state round", low=0),
+            ),
+            as_array(c.get("elimination", []), "state elimination", allow_empty=True),
+        )
         self._K = K
         self._options = opts
         self._threshold_fn = fn
         self._threshold_kind = kind
         self._threshold_values = values
-        core = _core.toptwo.Sampler(core_config(K, opts, kind, values), 0)
-        core.set_state(
-            int(c["t"]),
-            as_array(c["N"], "state N", dtype=np.int64, shape=(K,)),
-            as_array(c["S"], "state S", shape=(K,)),
-            as_array(c["L"], "state L", dtype=np.int64, shape=(K,)),
-            as_array(c["M"], "state M", dtype=np.int64, shape=(K,)),
-            tuple(int(w) for w in c["rng"]),
-            int(c["leader"]),
-            int(c["selection"]),
-            as_array(c.get("weights", []), "state weights", allow_empty=True),
-            as_array(c.get("cumulative", []), "state cumulative", allow_empty=True),
-            int(c.get("weights_left", 0)),
-            tuple(c.get("round", (-1, False, 0))),
-            as_array(c.get("elimination", []), "state elimination", allow_empty=True),
-        )
         self._core = core
 
     def __copy__(self) -> TopTwo:

@@ -119,6 +119,15 @@ class SamplerOptions:
         return asdict(self)
 
 
+def real_array(value: Any, name: str, **checks: Any) -> FloatArray:
+    """as_array(value, name, **checks) for means, counts and thresholds: booleans are refused, as
+    for the scalar arguments (a bool is not a number here)."""
+    raw = plain_array(value, name)  # converted once; as_array then checks the array
+    if raw.dtype.kind == "b":
+        raise TypeError(f"{name}: expected real numbers, got booleans")
+    return as_array(raw, name, **checks)
+
+
 def check_mu(mu: Any, arms: str) -> tuple[FloatArray, int]:
     """Means with a unique maximum (in [0, 1] for Bernoulli arms) and the index of the best arm."""
     raw = plain_array(mu, "mu")  # converted once; as_array then checks the array
@@ -230,7 +239,7 @@ def check_arm_count(K: int, opts: SamplerOptions, name: str) -> None:
 
 def threshold_array(values: Any, name: str = "threshold") -> FloatArray:
     """A one-dimensional array of threshold values ``c[t]`` without NaN (infinities are allowed)."""
-    arr = as_array(values, name, ndim=1, finite=False)
+    arr = real_array(values, name, ndim=1, finite=False)
     if np.isnan(arr).any():
         raise ValueError(f"{name}: expected no NaN values")
     return arr

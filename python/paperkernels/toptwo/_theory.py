@@ -21,6 +21,7 @@ from ._options import (
     FloatArray,
     check_mu,
     check_sigma,
+    real_array,
 )
 
 
@@ -201,8 +202,8 @@ def kl_bernoulli(p: Any, q: Any) -> float | FloatArray:
     >>> toptwo.kl_bernoulli(0.0, 1.0)
     inf
     """
-    pa = as_array(p, "p", low=0.0, high=1.0, allow_empty=True)
-    qa = as_array(q, "q", low=0.0, high=1.0, allow_empty=True)
+    pa = real_array(p, "p", low=0.0, high=1.0, allow_empty=True)
+    qa = real_array(q, "q", low=0.0, high=1.0, allow_empty=True)
     shape = _broadcast_shape("p, q", p, q)
     pb, qb = _flat_broadcast((pa, qa), (p, q), shape)
     return _scalar_or_array(_core.toptwo.kl_bernoulli(pb, qb), shape)
@@ -236,8 +237,8 @@ def transportation_cost(
     Raises
     ------
     ValueError
-        If a mean is out of range, a count is not positive, ``arms`` or ``sigma`` is invalid, or the
-        shapes do not broadcast.
+        If a mean is out of range, a count is not positive, ``arms`` or ``sigma`` is invalid, the
+        shapes do not broadcast, or a cost overflows float64.
     TypeError
         If an input is not numeric.
 
@@ -254,17 +255,25 @@ def transportation_cost(
     arms = as_choice(arms, "arms", ARMS)
     sigma = check_sigma(sigma)
     low, high = (0.0, 1.0) if arms == "bernoulli" else (None, None)
-    a = as_array(mu_i, "mu_i", allow_empty=True, low=low, high=high)
-    b = as_array(n_i, "n_i", allow_empty=True)
-    c = as_array(mu_j, "mu_j", allow_empty=True, low=low, high=high)
-    d = as_array(n_j, "n_j", allow_empty=True)
+    a = real_array(mu_i, "mu_i", allow_empty=True, low=low, high=high)
+    b = real_array(n_i, "n_i", allow_empty=True)
+    c = real_array(mu_j, "mu_j", allow_empty=True, low=low, high=high)
+    d = real_array(n_j, "n_j", allow_empty=True)
     for name, arr in (("n_i", b), ("n_j", d)):
         if arr.size and not np.all(arr > 0):
             raise ValueError(f"{name}: expected positive counts")
     raws = (mu_i, n_i, mu_j, n_j)
     shape = _broadcast_shape("mu_i, n_i, mu_j, n_j", *raws)
     fa, fb, fc, fd = _flat_broadcast((a, b, c, d), raws, shape)
-    return _scalar_or_array(_core.toptwo.transportation_cost(fa, fb, fc, fd, ARM_KINDS[arms], sigma), shape)
+    costs = _core.toptwo.transportation_cost(fa, fb, fc, fd, ARM_KINDS[arms], sigma)
+    overflow = np.flatnonzero(~np.isfinite(costs))
+    if overflow.size:
+        i = int(overflow[0])
+        raise ValueError(
+            f"mu_i, n_i, mu_j, n_j: the transportation cost overflows float64 (at flat index {i}: "
+            f"mu_i={float(fa[i])!r}, n_i={float(fb[i])!r}, mu_j={float(fc[i])!r}, n_j={float(fd[i])!r})"
+        )
+    return _scalar_or_array(costs, shape)
 
 
 def stopping_threshold(t: Any, delta: float, K: int, kind: str = "gk16") -> float | FloatArray:

@@ -54,7 +54,13 @@ inline double transportation_cost(double mu_i, double n_i, double mu_j, double n
   if (!(mu_i > mu_j)) return 0.0;
   const double gap = mu_i - mu_j;
   if (arms == Arms::gaussian) return gap * gap / (2.0 * sigma * sigma * (1.0 / n_i + 1.0 / n_j));
-  const auto kl = pair_kl(mu_i, mu_j, gap, n_i / (n_i + n_j), n_j / (n_i + n_j));
+  double total = n_i + n_j, a = n_i, b = n_j;
+  if (std::isinf(total)) {  // halved counts: the same shares, exactly (a power-of-two scale)
+    a = 0.5 * n_i;
+    b = 0.5 * n_j;
+    total = a + b;
+  }
+  const auto kl = pair_kl(mu_i, mu_j, gap, a / total, b / total);
   return n_i * kl.first + n_j * kl.second;
 }
 
