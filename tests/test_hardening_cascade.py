@@ -1,6 +1,8 @@
 """Hardening of paperkernels.cascade: random valid inputs keep the invariants, hostile inputs raise
 errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
 
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -179,6 +181,40 @@ def test_exploding_work_refused_up_front():
     bad("n_seeds", C.simulate, ENV, [C.CascadeUCB1()], 10, n_seeds=10**12, seed=0)
     big = C.reference_environment(seed=0, n_items=40, K=6)
     bad("max_orderings", C.plan, big.model, 6, "brute")  # 40!/34! orderings
+
+
+def test_optimistic_table_counts_against_the_size_limit():
+    model = C.reference_environment(seed=0).model
+    learner = C.TopicCascadeUCB(3, model.n_topics)
+    learner.optimistic_table(model.X, model.topics)  # the learner's planner, under the default limit
+    n_states = len(C.StateSpace(model.n_topics, 3, "set"))
+    with paperkernels.limits.override(max_result_bytes=model.n_items * n_states * 8 - 1):
+        assert "the optimistic table of" in str(bad("X", learner.optimistic_table, model.X, model.topics))
+    with paperkernels.limits.override(max_result_bytes=model.n_items * n_states * 8):
+        assert learner.optimistic_table(model.X, model.topics).shape == (model.n_items, n_states)
+
+
+@pytest.mark.parametrize("probs", [[np.nan, 0.5], [np.inf], [1.5, 0.5], [-0.1], ["a"], None, {0.5: 1}, [[0.5]], "0.5"])
+def test_cascade_value_refuses_what_is_not_probabilities(probs):
+    bad("probs", C.cascade_value, probs)
+
+
+def test_refused_select_leaves_the_saved_state():
+    # topic_dp needs K distinct topics with items: two topics and K = 3 are refused in C++, after
+    # the optimistic lists (which count their work into the saved state) were computed.
+    rng = np.random.default_rng(0)
+    X, topics = rng.uniform(0, 1, (6, 2)), np.array([0, 0, 0, 1, 1, 1])
+    learner = C.TopicCascadeUCB(3, 2, planner="topic_dp")
+    learner.update([0, 3, 1], 1, X=X, topics=topics)
+    before = pickle.dumps(learner)
+    bad("K", learner.select, X, topics)
+    assert pickle.dumps(learner) == before
+
+
+def test_catalogue_with_a_repeated_column_is_refused(tmp_path):
+    path = tmp_path / "catalogue.csv"
+    path.write_text("title,genres,year,year\nA,Drama,1,2\nB,Comedy,2,3\n", encoding="utf-8")
+    bad("path", C.read_catalogue, path)
 
 
 def test_regret_limit_is_configurable():

@@ -60,6 +60,14 @@ def enumerate_states(m: int, K: int) -> tuple[np.ndarray, np.ndarray]:
     return Z, nxt
 
 
+def _cascade_value(probs: list[float]) -> float:
+    """The recursion of cascade_value, without its input checks: the planner's own probabilities."""
+    v = 0.0
+    for p in reversed(probs):
+        v = p + (1.0 - p) * v
+    return v
+
+
 class _Best(TypedDict):
     value: float
     cascade: tuple[int, ...] | None
@@ -126,7 +134,7 @@ class PythonPlanner:
                 chosen.append(item)
                 probs.append(p)
                 if k + 1 == K:
-                    value = pc.cascade_value(probs)
+                    value = _cascade_value(probs)
                     if value > best["value"]:
                         best["value"], best["cascade"] = value, tuple(chosen)
                 else:

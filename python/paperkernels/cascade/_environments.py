@@ -367,8 +367,9 @@ def read_catalogue(
     Raises
     ------
     ValueError
-        For a file without header or items, missing columns, a row with more or fewer fields than
-        the header (naming its line number), or non-numeric or non-finite features.
+        For a file without header or items, a header naming a column twice, missing columns, a row
+        with more or fewer fields than the header (naming its line number), or non-numeric or
+        non-finite features.
     OSError
         If the file cannot be read.
 
@@ -399,6 +400,9 @@ def read_catalogue(
     if not numbered:
         raise ValueError(f"path: {path} holds no header row")
     header = numbered[0][1]
+    repeated = sorted({h for h in header if header.count(h) > 1})
+    if repeated:
+        raise ValueError(f"path: the header of {path} names column(s) {repeated} more than once")
     lines = [n for n, r in numbered[1:] if r]
     body = [r for _, r in numbered[1:] if r]
     for column in (title_column, genre_column):

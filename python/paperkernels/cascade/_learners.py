@@ -10,6 +10,7 @@ from typing import Any, cast
 import numpy as np
 
 from .. import _core
+from .._limits import check_result_bytes
 from .._seed import SeedLike, as_seed
 from .._validation import aligned, as_array, as_choice, as_float, as_int
 from ._model import (
@@ -25,6 +26,7 @@ from ._model import (
     check_K,
     check_n_topics,
     check_plan_workspace,
+    count_states,
 )
 from ._planning import _PLANNER
 
@@ -496,6 +498,13 @@ class TopicCascadeUCB(CascadeLearner):
         """
         with self._locked():
             X, t = self._items(X, topics)
+            n_states = count_states(self.state, cast(int, self.n_topics), cast(int, self.K))  # set by _items
+            check_result_bytes(
+                len(t) * n_states * 8,
+                "X",
+                f"the optimistic table of {len(t)} items x {n_states} states",
+                "score fewer items at once, or use a shorter cascade or fewer topics",
+            )
             table: np.ndarray = self._cpp.optimistic_table(X, t)
             return table
 

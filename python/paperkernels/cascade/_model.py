@@ -167,6 +167,11 @@ def cascade_value(probs: Iterable[float]) -> float:
     float
         The probability that the user clicks somewhere on the cascade.
 
+    Raises
+    ------
+    ValueError, TypeError
+        When ``probs`` is not a one-dimensional sequence of probabilities in [0, 1].
+
     Examples
     --------
     >>> from paperkernels.cascade import cascade_value
@@ -175,8 +180,15 @@ def cascade_value(probs: Iterable[float]) -> float:
     >>> cascade_value([])
     0.0
     """
+    if isinstance(probs, (str, bytes, dict)) or probs is None:
+        raise TypeError(f"probs: expected an iterable of click probabilities, got {type(probs).__name__}")
+    try:
+        values = probs if isinstance(probs, np.ndarray) else list(probs)
+    except TypeError:
+        raise TypeError(f"probs: expected an iterable of click probabilities, got {type(probs).__name__}") from None
+    checked = as_array(values, "probs", ndim=1, low=0.0, high=1.0, allow_empty=True)
     v = 0.0
-    for p in reversed(list(probs)):
+    for p in reversed(checked.tolist()):
         v = p + (1.0 - p) * v
     return float(v)
 

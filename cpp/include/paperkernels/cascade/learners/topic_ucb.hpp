@@ -58,20 +58,20 @@ class TopicUCB final : public Learner, private ListCompleter {
 
   void select(const ItemsView& items, std::int32_t* cascade) override {
     check_items(items, true);
-    refresh_theta();
-    optimistic_lists(items);
-    switch (config_.planner) {
-      case Planner::exact:
-        plan_ = exact_.run(space_, lists_, stop_);
-        break;
-      case Planner::topic_dp:
-        plan_ = topic_dp_.run(space_, lists_, stop_);
-        break;
-      case Planner::greedy:
-        plan_ = plan_greedy(space_, lists_, stop_);
-        break;
-      case Planner::brute:
-        throw invalid_argument("planner: 'brute' is a test oracle for click tables, not a learner planner");
+    // A refused or interrupted select leaves the saved state as it was: the estimate (refreshed
+    // here from V^-1 b, which update leaves to the next select) and the work counters of the last
+    // select are part of it, and the lists count that work as they go.
+    const std::size_t candidates = n_candidates_, tested = n_tested_;
+    saved_theta_.assign(theta_.begin(), theta_.end());
+    try {
+      refresh_theta();
+      optimistic_lists(items);
+      plan_ = plan(config_.planner);
+    } catch (...) {
+      n_candidates_ = candidates;
+      n_tested_ = tested;
+      theta_.swap(saved_theta_);
+      throw;
     }
     std::copy(plan_.cascade.begin(), plan_.cascade.end(), cascade);
   }
@@ -162,6 +162,21 @@ class TopicUCB final : public Learner, private ListCompleter {
   // Two-double vectors (every x86-64 CPU has them); lane by lane the scalar multiplies and adds.
   static constexpr int kLanes = simd::width<simd::Isa::sse2>;
   using Lanes = simd::vec<simd::Isa::sse2>;
+
+  // The planner's cascade for the optimistic lists just computed.
+  PlanResult plan(Planner planner) {
+    switch (planner) {
+      case Planner::exact:
+        return exact_.run(space_, lists_, stop_);
+      case Planner::topic_dp:
+        return topic_dp_.run(space_, lists_, stop_);
+      case Planner::greedy:
+        return plan_greedy(space_, lists_, stop_);
+      case Planner::brute:
+        break;
+    }
+    throw invalid_argument("planner: 'brute' is a test oracle for click tables, not a learner planner");
+  }
 
   void refresh_theta() {
     if (config_.link == Link::linear) gram_.multiply(b_.data(), theta_.data());
@@ -715,6 +730,7 @@ class TopicUCB final : public Learner, private ListCompleter {
   std::size_t h_max_entry_ = 0;  // of a block record
   InverseGram gram_;
   std::vector<double> b_, theta_, phi_, work_;
+  std::vector<double> saved_theta_;  // theta_ before a select, restored if the select fails
   std::int64_t n_obs_ = 0;
 
   double beta_ = 0.0;
