@@ -387,6 +387,14 @@ def test_output_path_refused_by_its_filesystem(no_run, capsys):
     assert out == "" and "--json /proc/paperkernels-bench.json: No such file or directory" in err
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_output_path_that_is_a_pipe_without_reader_does_not_hang(no_run, tmp_path, capsys):
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    out, err = _refused(["bench", "toptwo", "--json", str(pipe)], capsys)
+    assert out == "" and f"--json {pipe}:" in err
+
+
 @pytest.mark.parametrize("name", ["speedups", "speedups.txt"])
 def test_plot_file_needs_a_format_suffix(name, no_run, tmp_path, capsys):
     pytest.importorskip("matplotlib")

@@ -6,6 +6,7 @@ import argparse
 import importlib
 import importlib.util
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -130,10 +131,10 @@ def _unwritable(path: str) -> str | None:
         return "is a directory"
     if not target.parent.is_dir():
         return f"no directory {str(target.parent)!r}"
-    existed = target.exists()
+    existed = os.path.lexists(target)  # a symlink, even dangling, is the user's: never removed
     try:
-        with open(target, "ab"):
-            pass
+        # Non-blocking: a FIFO without a reader is refused instead of waiting for one.
+        os.close(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666))
     except OSError as exc:
         return exc.strerror or str(exc)
     if not existed:
