@@ -387,6 +387,12 @@ def test_output_path_refused_by_its_filesystem(no_run, capsys):
     assert out == "" and "--json /proc/paperkernels-bench.json: No such file or directory" in err
 
 
+def test_unknown_option_is_named_with_the_command_usage(no_run, capsys):
+    out, err = _refused(["bench", "--quick", "--bogus"], capsys)
+    assert out == "" and "usage: python -m paperkernels bench" in err
+    assert "bench: error: unrecognized arguments: --bogus" in err
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 def test_output_path_that_is_a_pipe_without_reader_does_not_hang(no_run, tmp_path, capsys):
     pipe = tmp_path / "pipe.json"

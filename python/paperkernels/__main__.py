@@ -214,7 +214,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="use a recorded run (for --plot, --markdown, --compare) instead of running; "
         "module names select some of its modules",
     )
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # named by the command's own usage line, not the top-level one
+        {"demo": demo, "bench": bench}.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
     report = Report()
     if args.command == "demo":
         unknown = [m for m in args.modules if m not in MODULES]
