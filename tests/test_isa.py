@@ -115,6 +115,60 @@ def test_overlapping_blocks_in_two_threads_restore_the_setting():
     assert paperkernels.get_isa() == before
 
 
+def test_many_threads_entering_blocks_leave_the_base_unchanged():
+    # A call changes the base at once and its block withdraws it when entered: another thread's
+    # call or block in between must not make either change permanent.
+    before = paperkernels.get_isa()
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads interleave between the call and the block's entry
+    try:
+
+        def blocks(seed):
+            rng = np.random.default_rng(seed)
+            for _ in range(300):
+                with paperkernels.set_isa(str(rng.choice(ISAS))):
+                    pass
+
+        threads = [threading.Thread(target=blocks, args=(seed,)) for seed in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert paperkernels.get_isa() == before
+
+
+def test_one_context_entered_in_two_threads():
+    # Thread A leaves first: its own block goes, B's (the same context, entered last) stays in force.
+    context = paperkernels.set_isa("sse2")
+    a_in, b_in, a_out, b_out = (threading.Event() for _ in range(4))
+    seen = {}
+
+    def first():
+        with context:
+            a_in.set()
+            b_in.wait()
+        a_out.set()
+
+    def second():
+        a_in.wait()
+        with paperkernels.set_isa(ISAS[0]):
+            with context:
+                b_in.set()
+                a_out.wait()
+                seen["B alone"] = paperkernels.get_isa()
+            seen["after B"] = paperkernels.get_isa()
+        b_out.set()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == {"B alone": "sse2", "after B": ISAS[0]}
+
+
 def test_a_context_applies_its_isa_when_entered():
     before = paperkernels.get_isa()
     context = paperkernels.set_isa("sse2")

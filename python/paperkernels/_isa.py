@@ -16,6 +16,7 @@ import os
 import platform
 import sys
 import threading
+import weakref
 from typing import Any
 
 from ._version import __version__
@@ -43,33 +44,49 @@ def get_isa() -> str:
 
 class _Setting:
     """The instruction set in force: that of the most recently entered ``with set_isa(...)`` block
-    still running, else the base value (set at import, then by each call of :func:`set_isa`).
-    Blocks may be nested and may overlap across threads; leaving one withdraws only its own value,
-    as :meth:`paperkernels.limits.override` does for the limits."""
+    still running, else the base value. Blocks may be nested and may overlap across threads;
+    leaving one withdraws only its own value, as :meth:`paperkernels.limits.override` does.
+
+    The base value is that of the latest call of :func:`set_isa` whose context was not entered (a
+    call used in a ``with`` statement is withdrawn from the base when its block starts), else the
+    value at import. Calls are kept in order with a weak reference to their context: a context
+    that died without being entered can no longer be withdrawn, so the calls before it are
+    dropped and it becomes the import-time value's successor."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.base: str | None = None  # None: the extension's default, the widest supported
-        self.base_from_environment = False
-        self.generation = 0  # counts the changes of the base value
+        self.initial: str | None = None  # None: the extension's default, the widest supported
+        self.initial_from_environment = False
+        self.calls: list[tuple[weakref.ref[_IsaContext], str]] = []  # in call order
         self.blocks: list[tuple[object, str]] = []  # (token unique to the block, isa), entry order
+
+    def _settle(self) -> None:
+        # The calls before the last one whose context died unentered can never be in force again.
+        for index in range(len(self.calls) - 1, -1, -1):
+            if self.calls[index][0]() is None:
+                self.initial, self.initial_from_environment = self.calls[index][1], False
+                del self.calls[: index + 1]
+                break
+
+    def base(self) -> str | None:
+        self._settle()
+        return self.calls[-1][1] if self.calls else self.initial
 
     def apply(self) -> None:
         # Callers hold the lock.
         if self.blocks:
             isa = self.blocks[-1][1]
         else:
-            isa = self.base if self.base is not None else supported_isas()[0]
+            base = self.base()
+            isa = base if base is not None else supported_isas()[0]
         _extension().isa.set(isa)
 
-    def set_base(self, isa: str, from_environment: bool = False) -> tuple[str | None, bool, int]:
-        """Make `isa` the base value; returns what it replaced and the new generation."""
+    def environment_in_force(self) -> str | None:
         with self.lock:
-            replaced = (self.base, self.base_from_environment)
-            self.base, self.base_from_environment = isa, from_environment
-            self.generation += 1
-            self.apply()
-            return replaced[0], replaced[1], self.generation
+            self._settle()
+            if self.initial_from_environment and not self.calls and not self.blocks:
+                return self.initial
+        return None
 
 
 _SETTING = _Setting()
@@ -80,29 +97,26 @@ class _IsaContext:
     instruction set, and leaving the block withdraws it: the setting before the call returns,
     unless another block entered later is still running."""
 
-    def __init__(self, isa: str, replaced: tuple[str | None, bool], generation: int) -> None:
+    def __init__(self, isa: str) -> None:
         self._isa = isa
-        self._replaced = replaced
-        self._generation = generation
-        self._tokens: list[object] = []
+        self._tokens: dict[int, list[object]] = {}  # the blocks of this context, by thread
 
     def __enter__(self) -> str:
         token = object()
         with _SETTING.lock:
-            # The call made this ISA the base value; the block holds it instead, so that leaving
-            # restores the base the call replaced (unless set_isa was called again since).
-            if _SETTING.generation == self._generation:
-                _SETTING.base, _SETTING.base_from_environment = self._replaced
-                _SETTING.generation += 1
-                self._generation = -1
+            # The call is withdrawn from the base value: the block holds its ISA instead.
+            _SETTING.calls[:] = [call for call in _SETTING.calls if call[0]() is not self]
             _SETTING.blocks.append((token, self._isa))
-            self._tokens.append(token)
+            self._tokens.setdefault(threading.get_ident(), []).append(token)
             _SETTING.apply()
         return self._isa
 
     def __exit__(self, *exc: object) -> None:
         with _SETTING.lock:
-            token = self._tokens.pop()
+            mine = self._tokens[threading.get_ident()]
+            token = mine.pop()
+            if not mine:
+                del self._tokens[threading.get_ident()]
             _SETTING.blocks[:] = [entry for entry in _SETTING.blocks if entry[0] is not token]
             _SETTING.apply()
 
@@ -156,22 +170,21 @@ def set_isa(isa: str) -> _IsaContext:
     already running keeps the instruction set it started with.
     """
     key = _resolve(isa, "isa")
-    base, from_environment, generation = _SETTING.set_base(key)
-    return _IsaContext(key, (base, from_environment), generation)
+    context = _IsaContext(key)
+    with _SETTING.lock:
+        _SETTING.calls.append((weakref.ref(context), key))
+        _SETTING.apply()
+    return context
 
 
 def apply_environment() -> None:
     """Apply ``PAPERKERNELS_ISA`` (called once when paperkernels is imported)."""
     value = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
     if value:
-        _SETTING.set_base(_resolve(value, ENVIRONMENT_VARIABLE), from_environment=True)
-
-
-def _environment_in_force() -> str | None:
-    with _SETTING.lock:
-        if _SETTING.base_from_environment and not _SETTING.blocks:
-            return _SETTING.base
-    return None
+        key = _resolve(value, ENVIRONMENT_VARIABLE)
+        with _SETTING.lock:
+            _SETTING.initial, _SETTING.initial_from_environment = key, True
+            _SETTING.apply()
 
 
 def _cpu_model() -> str:
@@ -203,7 +216,7 @@ def config() -> dict[str, Any]:
             "supported": supported_isas(),
             "in_use": get_isa(),
             # The variable's value read at import, while that choice is the one in force.
-            "environment": _environment_in_force(),
+            "environment": _SETTING.environment_in_force(),
         },
     }
 
