@@ -450,13 +450,32 @@ def test_refused_state_leaves_the_sampler_as_it_was():
     s = T.TopTwo(3, delta=0.05, seed=1)
     _drive(s, 12, 0)
     before = pickle.dumps(s)
-    for field, value in (("rng", [2**64, 0, 0, 1]), ("round", ("a", 0, 0)), ("weights_left", -1)):
+    for field, value in (
+        ("rng", [2**64, 0, 0, 1]),
+        ("rng", 5),
+        ("round", ("a", 0, 0)),
+        ("round", (0, False, 2**63)),
+        ("weights_left", -1),
+        ("leader", 2**40),
+        ("t", 2**63),
+    ):
         state = copy.deepcopy(s.__getstate__())
         state["options"]["beta"], state["options"]["delta"] = 0.9, 0.2
         state["core"][field] = value
         with pytest.raises((ValueError, TypeError), match="state"):
             s.__setstate__(state)
         assert pickle.dumps(s) == before  # options and core unchanged
+
+
+def test_state_with_a_threshold_that_cannot_be_called_is_refused():
+    s = T.TopTwo(3, seed=6, threshold=lambda t, d: np.log(2 + t) + 3)
+    _drive(s, 20, 0)
+    state = s.__getstate__()
+    state["threshold_fn"] = 5
+    twin = copy.deepcopy(s)
+    with pytest.raises(TypeError, match="state threshold_fn: expected a callable"):
+        s.__setstate__(state)
+    assert _drive(s, 2000, 1) == _drive(twin, 2000, 1)  # the callable threshold still in use
 
 
 def test_transportation_cost_of_counts_near_the_float64_limit():
@@ -469,6 +488,11 @@ def test_transportation_cost_of_counts_near_the_float64_limit():
         T.transportation_cost(0.999999, 1.7e308, 0.000001, 1.7e308)
     with pytest.raises(ValueError, match="transportation cost overflows float64"):
         T.transportation_cost(1e200, 1, -1e200, 1, arms="gaussian")
+    # A squared gap past float64 over tiny counts: gap^2 n / 4 = 2.5e9, finite.
+    assert T.transportation_cost(1e155, 1e-300, 0.0, 1e-300, arms="gaussian") == pytest.approx(2.5e9, rel=1e-14)
+    # The smaller count's share underflows and with it a kl term: refused, not called an overflow.
+    with pytest.raises(ValueError, match="n_i, n_j: counts too far apart for float64"):
+        T.transportation_cost(1.0, 1e-300, 0.0, 1e300)
 
 
 def test_booleans_are_not_numbers_in_the_theory_functions():

@@ -279,25 +279,28 @@ class TopTwo:
             kind, values = as_choice(kind, "threshold", THRESHOLDS), None
         else:
             values = threshold_array(values)
-        if len(rng) != 4 or len(round_state) != 3:
+        if not isinstance(rng, (list, tuple)) or len(rng) != 4 or len(round_state) != 3:
             raise ValueError("state: expected 4 generator words and a round of 3 entries")
+        if fn is not None and not callable(fn):
+            raise TypeError(f"state threshold_fn: expected a callable or None, got {type(fn).__name__}")
+        longest = 2**63 - 1
         core = _core.toptwo.Sampler(core_config(K, opts, kind, values), 0)
         core.set_state(
-            as_int(t, "state t", low=0),
+            as_int(t, "state t", low=0, high=longest),
             as_array(c["N"], "state N", dtype=np.int64, shape=(K,)),
             as_array(c["S"], "state S", shape=(K,)),
             as_array(c["L"], "state L", dtype=np.int64, shape=(K,)),
             as_array(c["M"], "state M", dtype=np.int64, shape=(K,)),
             tuple(as_int(word, "state rng", low=0, high=2**64 - 1) for word in rng),
-            as_int(leader, "state leader", low=-1),
-            as_int(selection, "state selection", low=-1),
+            as_int(leader, "state leader", low=-1, high=K - 1),
+            as_int(selection, "state selection", low=-1, high=K - 1),
             as_array(c.get("weights", []), "state weights", allow_empty=True),
             as_array(c.get("cumulative", []), "state cumulative", allow_empty=True),
-            as_int(c.get("weights_left", 0), "state weights_left", low=0),
+            as_int(c.get("weights_left", 0), "state weights_left", low=0, high=longest),
             (
-                as_int(round_state[0], "state round", low=-1),
+                as_int(round_state[0], "state round", low=-1, high=K - 1),
                 as_bool(round_state[1], "state round"),
-                as_int(round_state[2], "state round", low=0),
+                as_int(round_state[2], "state round", low=0, high=longest),
             ),
             as_array(c.get("elimination", []), "state elimination", allow_empty=True),
         )

@@ -266,12 +266,17 @@ def transportation_cost(
     shape = _broadcast_shape("mu_i, n_i, mu_j, n_j", *raws)
     fa, fb, fc, fd = _flat_broadcast((a, b, c, d), raws, shape)
     costs = _core.toptwo.transportation_cost(fa, fb, fc, fd, ARM_KINDS[arms], sigma)
-    overflow = np.flatnonzero(~np.isfinite(costs))
-    if overflow.size:
-        i = int(overflow[0])
+    unrepresentable = np.flatnonzero(~np.isfinite(costs))
+    if unrepresentable.size:
+        i = int(unrepresentable[0])
+        where = f"mu_i={float(fa[i])!r}, n_i={float(fb[i])!r}, mu_j={float(fc[i])!r}, n_j={float(fd[i])!r}"
+        if min(fb[i], fd[i]) / max(fb[i], fd[i]) == 0.0:
+            # The pooled mean's share of the smaller count underflows: its kl term is lost.
+            raise ValueError(
+                f"n_i, n_j: counts too far apart for float64 (their ratio underflows; at flat index {i}: {where})"
+            )
         raise ValueError(
-            f"mu_i, n_i, mu_j, n_j: the transportation cost overflows float64 (at flat index {i}: "
-            f"mu_i={float(fa[i])!r}, n_i={float(fb[i])!r}, mu_j={float(fc[i])!r}, n_j={float(fd[i])!r})"
+            f"mu_i, n_i, mu_j, n_j: the transportation cost overflows float64 (at flat index {i}: {where})"
         )
     return _scalar_or_array(costs, shape)
 

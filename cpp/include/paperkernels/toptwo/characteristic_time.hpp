@@ -53,7 +53,12 @@ inline std::pair<double, double> pair_kl(double mu_i, double mu_j, double gap, d
 inline double transportation_cost(double mu_i, double n_i, double mu_j, double n_j, Arms arms, double sigma) {
   if (!(mu_i > mu_j)) return 0.0;
   const double gap = mu_i - mu_j;
-  if (arms == Arms::gaussian) return gap * gap / (2.0 * sigma * sigma * (1.0 / n_i + 1.0 / n_j));
+  if (arms == Arms::gaussian) {
+    const double denominator = 2.0 * sigma * sigma * (1.0 / n_i + 1.0 / n_j);
+    const double square = gap * gap;
+    // A square past float64 over a large denominator (tiny counts) can still give a finite cost.
+    return std::isinf(square) ? gap * (gap / denominator) : square / denominator;
+  }
   double total = n_i + n_j, a = n_i, b = n_j;
   if (std::isinf(total)) {  // halved counts: the same shares, exactly (a power-of-two scale)
     a = 0.5 * n_i;
