@@ -387,6 +387,20 @@ def test_output_path_refused_by_its_filesystem(no_run, capsys):
     assert out == "" and "--json /proc/paperkernels-bench.json: No such file or directory" in err
 
 
+def test_same_file_for_record_and_figure_is_refused(no_run, tmp_path, capsys):
+    out, err = _refused(
+        ["bench", "toptwo", "--json", str(tmp_path / "x.png"), "--plot", str(tmp_path / "x.png")], capsys
+    )
+    assert out == "" and "--json and --plot name the same file" in err
+
+
+def test_probing_a_dangling_symlink_leaves_nothing_behind(no_run, tmp_path, capsys):
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "target.json")
+    _refused(["bench", "toptwo", "--json", str(link), "--plot", str(tmp_path / "bad.txt")], capsys)
+    assert link.is_symlink() and not (tmp_path / "target.json").exists()
+
+
 def test_unknown_option_is_named_with_the_command_usage(no_run, capsys):
     out, err = _refused(["bench", "--quick", "--bogus"], capsys)
     assert out == "" and "usage: python -m paperkernels bench" in err

@@ -131,14 +131,16 @@ def _unwritable(path: str) -> str | None:
         return "is a directory"
     if not target.parent.is_dir():
         return f"no directory {str(target.parent)!r}"
-    existed = os.path.lexists(target)  # a symlink, even dangling, is the user's: never removed
+    # The file the path leads to (through symlinks, even dangling ones, which stay the user's).
+    real = Path(os.path.realpath(target))
+    existed = real.exists()
     try:
         # Non-blocking: a FIFO without a reader is refused instead of waiting for one.
         os.close(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666))
     except OSError as exc:
         return exc.strerror or str(exc)
     if not existed:
-        target.unlink(missing_ok=True)
+        real.unlink(missing_ok=True)
     return None
 
 
@@ -166,6 +168,8 @@ def check_bench_args(args: argparse.Namespace, parser: argparse.ArgumentParser) 
             parser.error(f"{flag} applies only when benchmarks run, not with {recorded} (a recorded run)")
     if args.source and not (args.plot or args.markdown or args.compare):
         parser.error("--from needs --plot PNG, --markdown or --compare OLD.json: it prints nothing on its own")
+    if args.json and args.plot and os.path.realpath(args.json) == os.path.realpath(args.plot):
+        parser.error(f"--json and --plot name the same file {args.json!r}: the figure would overwrite the record")
     for flag, path in (("--json", args.json), ("--plot", args.plot)):
         problem = _unwritable(path) if path else None
         if problem:

@@ -247,6 +247,7 @@ def map_chunks(
     >>> map_chunks(pow, [(2, 3), (3, 2)])
     [8, 9]
     """
+    progress = as_bool(progress, "progress")
     with _client_scope(client) as client:
         return _map_chunks(fn, chunks, client, progress, desc)
 
@@ -254,7 +255,6 @@ def map_chunks(
 def _map_chunks(
     fn: Callable[..., Any], chunks: Sequence[tuple[Any, ...]], client: Any, progress: bool, desc: str
 ) -> list[Any]:
-    progress = as_bool(progress, "progress")
     with Progress(len(chunks), progress, desc) as bar:
         if client is None:
             results = []
@@ -424,6 +424,7 @@ def run_grid(
             (instances, deltas, rules, thresholds), ("instances", "deltas", "rules", "thresholds"), strict=True
         )
     ]
+    progress = as_bool(progress, "progress")
     with _client_scope(client) as client:
         cells: list[tuple[np.ndarray, float, str, Any]] = []
         tasks: list[tuple[Any, ...]] = []
@@ -617,6 +618,7 @@ def simulate_many(
         total_bytes += len(learners) * n_seeds * T * (8 + (4 * env.K + 1 if record else 0))
         check_result_bytes(total_bytes, "studies", f"the results of {index + 1} studies", "run fewer studies per call")
         checked.append((env, learners, T, n_seeds, seed, bool(record)))
+    progress = as_bool(progress, "progress")
     with _client_scope(client) as client:
         tasks: list[tuple[Any, ...]] = []
         owners: list[int] = []
