@@ -93,6 +93,14 @@ def test_object_arrays_of_numbers_read_as_polygons():
     ragged = np.empty(2, dtype=object)
     ragged[0], ragged[1] = triangle, SQUARE
     assert np.array_equal(ps.rasterize(ragged, 16), ps.rasterize([triangle, SQUARE], 16))
+    units, poses = ps.normalize(ragged)
+    expected_units, expected_poses = ps.normalize([triangle, SQUARE])
+    assert np.array_equal(poses, expected_poses)
+    assert all(np.array_equal(a, b) for a, b in zip(units, expected_units, strict=True))
+    back = ps.denormalize(np.array(units + [None], dtype=object)[:2], poses)
+    assert all(np.allclose(a, b) for a, b in zip(back, [triangle, SQUARE], strict=True))
+    with pytest.raises(ValueError, match="polygons: expected coordinates within float64"):
+        ps.rasterize(np.array([[0, 0], [1, 0], [10**400, 1]], dtype=object), 16)
 
 
 @pytest.mark.parametrize("element", ["0.5", None, True, np.timedelta64(1, "s")])

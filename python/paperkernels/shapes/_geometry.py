@@ -194,7 +194,7 @@ def _normalize_polygons(shape: Any, margin: float, compat: str | None) -> tuple[
 
     if single:
         return _map_shape(shape, mapper(0)), pose[0]
-    if isinstance(shape, np.ndarray):
+    if isinstance(shape, np.ndarray) and shape.dtype != object:  # object batches: item by item
         return (np.asarray(shape, dtype=np.float64) - centre[:, None, :]) * scale[:, None, None], pose
     return [_map_shape(item, mapper(b)) for b, item in enumerate(shape)], pose
 
@@ -336,7 +336,7 @@ def denormalize(
         with np.errstate(over="ignore"):
             if single:
                 out = _map_shape(unit_shape, mapper(0))
-            elif isinstance(unit_shape, np.ndarray):
+            elif isinstance(unit_shape, np.ndarray) and unit_shape.dtype != object:
                 out = rows[:, None, :2] + np.asarray(unit_shape, dtype=np.float64) / rows[:, 2, None, None]
             else:
                 out = [_map_shape(item, mapper(b)) for b, item in enumerate(unit_shape)]

@@ -257,7 +257,10 @@ def _unbox_objects(value: Any, name: str) -> Any:
                 f"{name}: expected real (x, y) vertex coordinates, got an object array holding "
                 f"{type(element).__name__} (shape {value.shape})"
             )
-    return value.astype(np.float64)
+    try:
+        return value.astype(np.float64)
+    except OverflowError:  # Python integers beyond float64
+        raise ValueError(f"{name}: expected coordinates within float64, got an integer beyond it") from None
 
 
 def _looks_like_ring(value: Any) -> bool:
