@@ -2,6 +2,7 @@
 errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
 
 import pickle
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -199,6 +200,11 @@ def test_cascade_value_refuses_what_is_not_probabilities(probs):
     bad("probs", C.cascade_value, probs)
 
 
+def test_cascade_value_takes_real_numbers_of_any_type():
+    assert C.cascade_value([Fraction(1, 3), Fraction(1, 7)]) == pytest.approx(1 - (2 / 3) * (6 / 7), abs=1e-16)
+    assert C.cascade_value(x for x in (np.float32(0.5), 0.25)) == 0.625
+
+
 def test_refused_select_leaves_the_saved_state():
     # topic_dp needs K distinct topics with items: two topics and K = 3 are refused in C++, after
     # the optimistic lists (which count their work into the saved state) were computed.
@@ -211,10 +217,18 @@ def test_refused_select_leaves_the_saved_state():
     assert pickle.dumps(learner) == before
 
 
-def test_catalogue_with_a_repeated_column_is_refused(tmp_path):
+@pytest.mark.parametrize("header", ["title,genres,year,year", "title,genres,year, year", "title,genres, ,year"])
+def test_catalogue_with_a_repeated_or_blank_column_is_refused(header, tmp_path):
     path = tmp_path / "catalogue.csv"
-    path.write_text("title,genres,year,year\nA,Drama,1,2\nB,Comedy,2,3\n", encoding="utf-8")
+    path.write_text(f"{header}\nA,Drama,1,2\nB,Comedy,2,3\n", encoding="utf-8")
     bad("path", C.read_catalogue, path)
+
+
+def test_catalogue_column_names_without_surrounding_spaces(tmp_path):
+    path = tmp_path / "catalogue.csv"
+    path.write_text("title , genres,year\nA,Drama,1\nB,Comedy,2\n", encoding="utf-8")
+    catalogue = C.read_catalogue(path)
+    assert catalogue.feature_names == ("year",) and catalogue.features.tolist() == [[1.0], [2.0]]
 
 
 def test_regret_limit_is_configurable():

@@ -350,7 +350,8 @@ def read_catalogue(
     Parameters
     ----------
     path : str
-        The CSV file (UTF-8, with or without a byte order mark, with a header row).
+        The CSV file (UTF-8, with or without a byte order mark, with a header row; spaces around
+        a column name are not part of it).
     title_column : str
         Column of the titles.
     genre_column : str
@@ -367,9 +368,9 @@ def read_catalogue(
     Raises
     ------
     ValueError
-        For a file without header or items, a header naming a column twice, missing columns, a row
-        with more or fewer fields than the header (naming its line number), or non-numeric or
-        non-finite features.
+        For a file without header or items, a header with a blank or repeated column name, missing
+        columns, a row with more or fewer fields than the header (naming its line number), or
+        non-numeric or non-finite features.
     OSError
         If the file cannot be read.
 
@@ -399,7 +400,9 @@ def read_catalogue(
         numbered = [(line_number, r) for r in csv.reader(uncommented(handle))]
     if not numbered:
         raise ValueError(f"path: {path} holds no header row")
-    header = numbered[0][1]
+    header = [name.strip() for name in numbered[0][1]]  # "title, genres" names "genres"
+    if "" in header:
+        raise ValueError(f"path: the header of {path} has a column without a name (column {header.index('')})")
     repeated = sorted({h for h in header if header.count(h) > 1})
     if repeated:
         raise ValueError(f"path: the header of {path} names column(s) {repeated} more than once")

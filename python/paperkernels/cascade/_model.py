@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _core
 from .._limits import check_result_bytes
-from .._validation import as_array, as_choice, as_int, plain_array, realign_state
+from .._validation import as_array, as_choice, as_int, is_real, plain_array, realign_state
 
 #: State kinds: what a state remembers of the topics shown above (see :class:`StateSpace`).
 STATE_KINDS = ("set", "count", "last")
@@ -186,6 +186,8 @@ def cascade_value(probs: Iterable[float]) -> float:
         values = probs if isinstance(probs, np.ndarray) else list(probs)
     except TypeError:
         raise TypeError(f"probs: expected an iterable of click probabilities, got {type(probs).__name__}") from None
+    if isinstance(values, list) and all(is_real(p) for p in values):
+        values = [float(p) for p in values]  # Fractions, Decimals and numpy scalars, as float()
     checked = as_array(values, "probs", ndim=1, low=0.0, high=1.0, allow_empty=True)
     v = 0.0
     for p in reversed(checked.tolist()):
