@@ -95,28 +95,30 @@ _SETTING = _Setting()
 class _IsaContext:
     """Returned by :func:`set_isa`. Used in a ``with`` statement, the block runs under its
     instruction set, and leaving the block withdraws it: the setting before the call returns,
-    unless another block entered later is still running."""
+    unless another block entered later is still running. One block at a time: a context may be
+    entered again once its block has ended (any thread may end it)."""
 
     def __init__(self, isa: str) -> None:
         self._isa = isa
-        self._tokens: dict[int, list[object]] = {}  # the blocks of this context, by thread
+        self._token: object | None = None  # the running block of this context, if any
 
     def __enter__(self) -> str:
-        token = object()
         with _SETTING.lock:
+            if self._token is not None:
+                raise RuntimeError(
+                    f"set_isa({self._isa!r}): this context's block is still running; "
+                    "call set_isa again for another block"
+                )
+            self._token = object()
             # The call is withdrawn from the base value: the block holds its ISA instead.
             _SETTING.calls[:] = [call for call in _SETTING.calls if call[0]() is not self]
-            _SETTING.blocks.append((token, self._isa))
-            self._tokens.setdefault(threading.get_ident(), []).append(token)
+            _SETTING.blocks.append((self._token, self._isa))
             _SETTING.apply()
         return self._isa
 
     def __exit__(self, *exc: object) -> None:
         with _SETTING.lock:
-            mine = self._tokens[threading.get_ident()]
-            token = mine.pop()
-            if not mine:
-                del self._tokens[threading.get_ident()]
+            token, self._token = self._token, None
             _SETTING.blocks[:] = [entry for entry in _SETTING.blocks if entry[0] is not token]
             _SETTING.apply()
 
@@ -155,7 +157,8 @@ def set_isa(isa: str) -> _IsaContext:
         threads: the instruction set in force is that of the most recently entered block still
         running, else that of the last call outside a block. Leaving a block withdraws only its own
         setting, whatever the order in which blocks end, so a call made while a block runs takes
-        effect once no block is running.
+        effect once no block is running. A context runs one block at a time (entering it again
+        while its block runs is a RuntimeError); call ``set_isa`` again for another block.
 
     Raises
     ------
