@@ -392,6 +392,11 @@ def test_same_file_for_record_and_figure_is_refused(no_run, tmp_path, capsys):
         ["bench", "toptwo", "--json", str(tmp_path / "x.png"), "--plot", str(tmp_path / "x.png")], capsys
     )
     assert out == "" and "--json and --plot name the same file" in err
+    (tmp_path / "rec.json").write_text("")
+    os.link(tmp_path / "rec.json", tmp_path / "fig.png")  # one file under two names
+    record, figure = str(tmp_path / "rec.json"), str(tmp_path / "fig.png")
+    out, err = _refused(["bench", "toptwo", "--json", record, "--plot", figure], capsys)
+    assert out == "" and "--json and --plot name the same file" in err
 
 
 def test_probing_a_dangling_symlink_leaves_nothing_behind(no_run, tmp_path, capsys):

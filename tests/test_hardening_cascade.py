@@ -203,6 +203,7 @@ def test_cascade_value_refuses_what_is_not_probabilities(probs):
 def test_cascade_value_takes_real_numbers_of_any_type():
     assert C.cascade_value([Fraction(1, 3), Fraction(1, 7)]) == pytest.approx(1 - (2 / 3) * (6 / 7), abs=1e-16)
     assert C.cascade_value(x for x in (np.float32(0.5), 0.25)) == 0.625
+    bad("probs", C.cascade_value, [10**400])
 
 
 def test_refused_select_leaves_the_saved_state():

@@ -467,6 +467,18 @@ def test_refused_state_leaves_the_sampler_as_it_was():
         assert pickle.dumps(s) == before  # options and core unchanged
 
 
+def test_state_with_options_of_the_wrong_type_is_refused():
+    s = T.TopTwo(3, seed=1)
+    _drive(s, 12, 0)
+    before = pickle.dumps(s)
+    for options in (np.zeros(3), np.int64(2**62), None):
+        state = copy.deepcopy(s.__getstate__())
+        state["options"] = options
+        with pytest.raises(TypeError, match="state: not the pickled state of a TopTwo sampler"):
+            s.__setstate__(state)
+    assert pickle.dumps(s) == before
+
+
 def test_state_with_a_threshold_that_cannot_be_called_is_refused():
     s = T.TopTwo(3, seed=6, threshold=lambda t, d: np.log(2 + t) + 3)
     _drive(s, 20, 0)

@@ -144,6 +144,16 @@ def _unwritable(path: str) -> str | None:
     return None
 
 
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths lead to one file (through symlinks or hard links)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return False
+
+
 def _plot_format_problem(path: str) -> str | None:
     """Why matplotlib would not write a figure to ``path`` (it picks the format from the suffix)."""
     from matplotlib.backend_bases import FigureCanvasBase
@@ -168,7 +178,7 @@ def check_bench_args(args: argparse.Namespace, parser: argparse.ArgumentParser) 
             parser.error(f"{flag} applies only when benchmarks run, not with {recorded} (a recorded run)")
     if args.source and not (args.plot or args.markdown or args.compare):
         parser.error("--from needs --plot PNG, --markdown or --compare OLD.json: it prints nothing on its own")
-    if args.json and args.plot and os.path.realpath(args.json) == os.path.realpath(args.plot):
+    if args.json and args.plot and _same_file(args.json, args.plot):
         parser.error(f"--json and --plot name the same file {args.json!r}: the figure would overwrite the record")
     for flag, path in (("--json", args.json), ("--plot", args.plot)):
         problem = _unwritable(path) if path else None

@@ -187,7 +187,10 @@ def cascade_value(probs: Iterable[float]) -> float:
     except TypeError:
         raise TypeError(f"probs: expected an iterable of click probabilities, got {type(probs).__name__}") from None
     if isinstance(values, list) and all(is_real(p) for p in values):
-        values = [float(p) for p in values]  # Fractions, Decimals and numpy scalars, as float()
+        try:
+            values = [float(p) for p in values]  # Fractions and numpy scalars, as float()
+        except OverflowError:  # integers or Fractions beyond float64
+            raise ValueError("probs: expected values in [0.0, 1.0], got a number beyond float64") from None
     checked = as_array(values, "probs", ndim=1, low=0.0, high=1.0, allow_empty=True)
     v = 0.0
     for p in reversed(checked.tolist()):

@@ -273,7 +273,7 @@ class TopTwo:
             c = state["core"]
             t, rng, leader, selection = c["t"], c["rng"], c["leader"], c["selection"]
             round_state = tuple(c.get("round", (-1, False, 0)))
-        except (KeyError, TypeError) as exc:
+        except (KeyError, TypeError, IndexError) as exc:
             raise TypeError(f"state: not the pickled state of a TopTwo sampler ({type(exc).__name__}: {exc})") from None
         if kind != "array":
             kind, values = as_choice(kind, "threshold", THRESHOLDS), None
