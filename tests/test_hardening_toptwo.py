@@ -496,15 +496,24 @@ def test_transportation_cost_of_counts_near_the_float64_limit():
         scale = max(n_i, n_j)
         expected = scale * T.transportation_cost(0.6, n_i / scale, 0.4, n_j / scale)
         assert T.transportation_cost(0.6, n_i, 0.4, n_j) == pytest.approx(expected, rel=1e-13)
-    with pytest.raises(ValueError, match="transportation cost overflows float64"):
+    with pytest.raises(ValueError, match="transportation cost is beyond float64"):
         T.transportation_cost(0.999999, 1.7e308, 0.000001, 1.7e308)
-    with pytest.raises(ValueError, match="transportation cost overflows float64"):
+    with pytest.raises(ValueError, match="transportation cost is beyond float64"):
         T.transportation_cost(1e200, 1, -1e200, 1, arms="gaussian")
     # A squared gap past float64 over tiny counts: gap^2 n / 4 = 2.5e9, finite.
     assert T.transportation_cost(1e155, 1e-300, 0.0, 1e-300, arms="gaussian") == pytest.approx(2.5e9, rel=1e-14)
     # The smaller count's share underflows and with it a kl term: refused, not called an overflow.
     with pytest.raises(ValueError, match="n_i, n_j: counts too far apart for float64"):
         T.transportation_cost(1.0, 1e-300, 0.0, 1e300)
+    # A denominator past float64 (sigma 1e150) or a subnormal square: computed in long double.
+    assert T.transportation_cost(1.0, 1.0, 0.0, 1.0, arms="gaussian", sigma=1e150) == pytest.approx(2.5e-301, rel=1e-15)
+    assert T.transportation_cost(1e154, 1e-300, 0.0, 1e-300, arms="gaussian") == pytest.approx(2.5e7, rel=1e-15)
+    # Subnormal counts and Bernoulli means have lost digits: refused by name.
+    with pytest.raises(ValueError, match="n_j: expected counts at least 2.225e-308"):
+        T.transportation_cost(1.0, 1.0, 0.5, 5e-324)
+    with pytest.raises(ValueError, match="mu_i: expected 0 or means at least 2.225e-308"):
+        T.transportation_cost(5e-324, 1e300, 0.0, 1e300)
+    assert T.transportation_cost(1e-300, 1e300, 0.0, 1e300) == pytest.approx(np.log(2), rel=1e-12)
 
 
 def test_booleans_are_not_numbers_in_the_theory_functions():

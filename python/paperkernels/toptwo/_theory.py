@@ -237,8 +237,10 @@ def transportation_cost(
     Raises
     ------
     ValueError
-        If a mean is out of range, a count is not positive, ``arms`` or ``sigma`` is invalid, the
-        shapes do not broadcast, or a cost overflows float64.
+        If a mean is out of range, a count is not positive, a count (or a Bernoulli mean) is below
+        the smallest normal float64 but not 0, ``arms`` or ``sigma`` is invalid, the shapes do not
+        broadcast, a cost is beyond float64, or Bernoulli counts are too far apart for float64
+        (their ratio underflows).
     TypeError
         If an input is not numeric.
 
@@ -262,6 +264,14 @@ def transportation_cost(
     for name, arr in (("n_i", b), ("n_j", d)):
         if arr.size and not np.all(arr > 0):
             raise ValueError(f"{name}: expected positive counts")
+    # Below the smallest normal float64, counts and Bernoulli means have lost digits, and so would
+    # the cost (a mean of 5e-324 gave 0.0 for a cost of 3e-24).
+    tiny = np.finfo(np.float64).tiny
+    checked = (("n_i", b), ("n_j", d), ("mu_i", a), ("mu_j", c)) if arms == "bernoulli" else (("n_i", b), ("n_j", d))
+    for name, arr in checked:
+        if arr.size and np.any((arr > 0) & (arr < tiny)):
+            least = f"at least {tiny:.4g} (the smallest normal float64)"
+            raise ValueError(f"{name}: expected " + (f"counts {least}" if name[0] == "n" else f"0 or means {least}"))
     raws = (mu_i, n_i, mu_j, n_j)
     shape = _broadcast_shape("mu_i, n_i, mu_j, n_j", *raws)
     fa, fb, fc, fd = _flat_broadcast((a, b, c, d), raws, shape)
@@ -270,13 +280,14 @@ def transportation_cost(
     if unrepresentable.size:
         i = int(unrepresentable[0])
         where = f"mu_i={float(fa[i])!r}, n_i={float(fb[i])!r}, mu_j={float(fc[i])!r}, n_j={float(fd[i])!r}"
-        if min(fb[i], fd[i]) / max(fb[i], fd[i]) == 0.0:
+        if arms == "bernoulli" and min(fb[i], fd[i]) / max(fb[i], fd[i]) == 0.0:
             # The pooled mean's share of the smaller count underflows: its kl term is lost.
             raise ValueError(
                 f"n_i, n_j: counts too far apart for float64 (their ratio underflows; at flat index {i}: {where})"
             )
         raise ValueError(
-            f"mu_i, n_i, mu_j, n_j: the transportation cost overflows float64 (at flat index {i}: {where})"
+            f"mu_i, n_i, mu_j, n_j: the transportation cost is beyond float64 here (it overflows, or one of "
+            f"its terms does; at flat index {i}: {where})"
         )
     return _scalar_or_array(costs, shape)
 

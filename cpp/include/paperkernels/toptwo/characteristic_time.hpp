@@ -56,8 +56,15 @@ inline double transportation_cost(double mu_i, double n_i, double mu_j, double n
   if (arms == Arms::gaussian) {
     const double denominator = 2.0 * sigma * sigma * (1.0 / n_i + 1.0 / n_j);
     const double square = gap * gap;
-    // A square past float64 over a large denominator (tiny counts) can still give a finite cost.
-    return std::isinf(square) ? gap * (gap / denominator) : square / denominator;
+    const double cost = square / denominator;
+    if (std::isnormal(square) && std::isnormal(denominator) && std::isnormal(cost)) return cost;
+    // An intermediate beyond float64 (a huge square over tiny counts, a denominator that
+    // overflows) or in its subnormal range (losing digits): the same formula in long double
+    // (x86: 64-bit mantissa, exponents to 16383), rounded once to double.
+    using wide = long double;
+    const wide g = static_cast<wide>(gap), s = static_cast<wide>(sigma);
+    const wide d = 2.0L * s * s * (1.0L / static_cast<wide>(n_i) + 1.0L / static_cast<wide>(n_j));
+    return static_cast<double>(g * g / d);
   }
   double total = n_i + n_j, a = n_i, b = n_j;
   if (std::isinf(total)) {  // halved counts: the same shares, exactly (a power-of-two scale)
