@@ -119,24 +119,19 @@ class SamplerOptions:
         return asdict(self)
 
 
-def real_array(value: Any, name: str, **checks: Any) -> FloatArray:
+def real_array(value: Any, name: str, what: str = "numbers", **checks: Any) -> FloatArray:
     """as_array(value, name, **checks) for means, counts and thresholds: booleans are refused, as
-    for the scalar arguments (a bool is not a number here)."""
+    for the scalar arguments (a bool is not a number here); the error calls the values ``what``."""
     raw = plain_array(value, name)  # converted once; as_array then checks the array
     if raw.dtype.kind == "b":
-        raise TypeError(f"{name}: expected real numbers, got booleans")
+        raise TypeError(f"{name}: expected real {what}, got booleans")
     return as_array(raw, name, **checks)
 
 
 def check_mu(mu: Any, arms: str) -> tuple[FloatArray, int]:
     """Means with a unique maximum (in [0, 1] for Bernoulli arms) and the index of the best arm."""
-    raw = plain_array(mu, "mu")  # converted once; as_array then checks the array
-    if raw.dtype.kind == "b":  # as for the scalar arguments: a bool is not a number here
-        raise TypeError("mu: expected real means, got booleans")
-    if arms == "bernoulli":
-        values = as_array(raw, "mu", ndim=1, low=0.0, high=1.0)
-    else:
-        values = as_array(raw, "mu", ndim=1)
+    bounds = {"low": 0.0, "high": 1.0} if arms == "bernoulli" else {}
+    values = real_array(mu, "mu", what="means", ndim=1, **bounds)
     if values.shape[0] < 2:
         raise ValueError(f"mu: expected at least 2 arms, got {values.shape[0]}")
     best = int(np.argmax(values))
