@@ -5,8 +5,10 @@ import contextlib
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -426,6 +428,58 @@ def test_plot_file_needs_a_format_suffix(name, no_run, tmp_path, capsys):
     out, err = _refused(["bench", "toptwo", "--plot", str(tmp_path / name)], capsys)
     assert out == "" and "expected a file name ending in one of" in err and ".png" in err
     assert not (tmp_path / name).exists()
+
+
+def test_pgf_figure_without_tex_is_refused_before_running(no_run, tmp_path, monkeypatch, capsys):
+    matplotlib = pytest.importorskip("matplotlib")
+    tex = matplotlib.rcParams["pgf.texsystem"]
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == tex else real_which(name, *a, **k))
+    out, err = _refused(["bench", "toptwo", "--plot", str(tmp_path / "speedups.pgf")], capsys)
+    assert out == "" and f"--plot {tmp_path / 'speedups.pgf'}: matplotlib writes .pgf figures with {tex}" in err
+
+
+def _fresh_run(quick, monkeypatch, tmp_path):
+    """Makes the next bench command 'run' by returning the recorded quick run; temporary files go to
+    tmp_path / "temp". Returns the record."""
+    _, record, _ = quick
+    monkeypatch.setattr(benchmarks, "run", lambda *a, **k: copy.deepcopy(record))
+    (tmp_path / "temp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    return record
+
+
+def _kept_file(out, tmp_path):
+    kept = list((tmp_path / "temp").iterdir())
+    assert len(kept) == 1 and f"the results are kept in {kept[0]} (use it with --from)" in out
+    return benchmarks.read_json(str(kept[0]))
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_run_whose_record_cannot_be_written_is_kept(quick, monkeypatch, tmp_path, capsys):
+    record = _fresh_run(quick, monkeypatch, tmp_path)
+    assert main(["bench", "--json", "/dev/full"]) == 2
+    out = capsys.readouterr().out
+    assert "--json: [Errno 28] No space left on device" in out
+    assert _kept_file(out, tmp_path) == record
+
+
+def test_a_run_whose_only_figure_fails_is_kept(quick, monkeypatch, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    record = _fresh_run(quick, monkeypatch, tmp_path)
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("the renderer gave up")
+
+    monkeypatch.setattr(analysis, "plot", fail)
+    assert main(["bench", "--plot", str(tmp_path / "speedups.png")]) == 2
+    out = capsys.readouterr().out
+    assert "--plot: the renderer gave up" in out
+    assert _kept_file(out, tmp_path) == record
+    # With the record written where asked, nothing else is kept.
+    assert main(["bench", "--json", str(tmp_path / "run.json"), "--plot", str(tmp_path / "s.png")]) == 2
+    out = capsys.readouterr().out
+    assert "kept in" not in out and benchmarks.read_json(str(tmp_path / "run.json")) == record
 
 
 def test_checking_an_output_path_leaves_no_file(no_run, tmp_path, monkeypatch):

@@ -7,7 +7,9 @@ import importlib
 import importlib.util
 import math
 import os
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,6 +63,7 @@ def run_bench(args: argparse.Namespace, report: Report) -> int:
         report.line(str(exc))
         return 2
     status = 0
+    unsaved = record is None  # a fresh run, until it is written somewhere
     if record is None:
         try:
             record = benchmarks.run(
@@ -91,6 +94,8 @@ def run_bench(args: argparse.Namespace, report: Report) -> int:
             except OSError as exc:
                 report.line(f"--json: {exc}")
                 status = 2
+                _keep_record(record, report)
+            unsaved = False
     if old is not None:
         try:
             result = analysis.compare(old, record, force=args.force, threshold=args.threshold)
@@ -106,11 +111,28 @@ def run_bench(args: argparse.Namespace, report: Report) -> int:
             analysis.plot(record, args.plot)
             report.line(f"wrote {args.plot}")
         except (RuntimeError, OSError) as exc:
-            report.line(str(exc))
+            report.line(f"--plot: {exc}")
             status = status or 2
+            if unsaved:  # the figure was the only output asked for: do not lose the run
+                _keep_record(record, report)
     if args.markdown:
         print(analysis.markdown(record), end="")
     return status
+
+
+def _keep_record(record: dict[str, Any], report: Report) -> None:
+    """Saves a fresh run that could not go where it was asked to, in the temporary directory, so that
+    ``--from`` can still draw or compare it."""
+    from . import benchmarks
+
+    handle, path = tempfile.mkstemp(prefix="paperkernels-bench-", suffix=".json")
+    os.close(handle)
+    try:
+        benchmarks.write_json(record, path)
+    except OSError as exc:
+        report.line(f"the results could not be kept either ({path}: {exc})")
+        return
+    report.line(f"the results are kept in {path} (use it with --from)")
 
 
 def _threshold(text: str) -> float:
@@ -159,9 +181,16 @@ def _plot_format_problem(path: str) -> str | None:
     from matplotlib.backend_bases import FigureCanvasBase
 
     formats = sorted(FigureCanvasBase.get_supported_filetypes())
-    if Path(path).suffix.lower().lstrip(".") in formats:
-        return None
-    return "expected a file name ending in one of " + ", ".join("." + f for f in formats)
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in formats:
+        return "expected a file name ending in one of " + ", ".join("." + f for f in formats)
+    if suffix == "pgf":  # matplotlib sizes the text of a PGF figure with a TeX installation
+        import matplotlib
+
+        tex = matplotlib.rcParams["pgf.texsystem"]
+        if shutil.which(tex) is None:
+            return f"matplotlib writes .pgf figures with {tex}, which is not installed; choose .pdf, .svg or .png"
+    return None
 
 
 def check_bench_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
