@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "paperkernels/cascade/model.hpp"
@@ -187,6 +188,21 @@ class InverseGram {
       const double ci = scale * Mphi[i];
       for (int j = 0; j < d_; ++j) r[j] -= ci * Mphi[j];
     }
+  }
+
+  // The linear and quadratic terms of an upper confidence index over the first dx coordinates (all
+  // of them for LinUCB, the item block for the topic model): {x^T theta, x^T M x}, M's leading dx x dx
+  // block, each summed in coordinate order.
+  std::pair<double, double> leading_terms(const double* x, int dx, const double* theta) const {
+    double u = 0.0, a = 0.0;
+    for (int r = 0; r < dx; ++r) {
+      u += x[r] * theta[r];
+      const double* m = row(r);
+      double t = 0.0;
+      for (int l = 0; l < dx; ++l) t += m[l] * x[l];
+      a += x[r] * t;
+    }
+    return {u, a};
   }
 
   void multiply(const double* v, double* out) const {

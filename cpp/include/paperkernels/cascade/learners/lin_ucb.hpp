@@ -90,15 +90,7 @@ class LinUCB final : public Learner {
     out.resize(items.L);
     for (std::size_t i = 0; i < items.L; ++i) {
       tick(stop_, static_cast<std::size_t>(dx) * dx);
-      const double* x = items.X + i * dx;
-      double u = 0.0, a = 0.0;
-      for (int j = 0; j < dx; ++j) {
-        u += x[j] * theta_[j];
-        const double* r = gram_.row(j);
-        double t = 0.0;
-        for (int l = 0; l < dx; ++l) t += r[l] * x[l];
-        a += x[j] * t;
-      }
+      const auto [u, a] = gram_.leading_terms(items.X + i * dx, dx, theta_.data());
       out[i] = u + beta_t * std::sqrt(std::max(a, 0.0));
     }
   }

@@ -276,15 +276,7 @@ class TopicUCB final : public Learner, private ListCompleter {
     item_a_.resize(L);
     tick(stop_, L * static_cast<std::size_t>(dx) * dx);
     for (std::size_t i = 0; i < L; ++i) {
-      const double* x = items.X + i * dx;
-      double u = 0.0, a = 0.0;
-      for (int r = 0; r < dx; ++r) {
-        u += x[r] * theta_[r];
-        const double* row = gram_.row(r);
-        double t = 0.0;
-        for (int l = 0; l < dx; ++l) t += row[l] * x[l];
-        a += x[r] * t;
-      }
+      const auto [u, a] = gram_.leading_terms(items.X + i * dx, dx, theta_.data());
       item_u_[i] = u;
       item_a_[i] = std::max(a, 0.0);
     }
