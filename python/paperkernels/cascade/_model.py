@@ -180,12 +180,13 @@ def cascade_value(probs: Iterable[float]) -> float:
     >>> cascade_value([])
     0.0
     """
+    not_iterable = TypeError(f"probs: expected an iterable of click probabilities, got {type(probs).__name__}")
     if isinstance(probs, (str, bytes, dict)) or probs is None:
-        raise TypeError(f"probs: expected an iterable of click probabilities, got {type(probs).__name__}")
+        raise not_iterable
     try:
         values = probs if isinstance(probs, np.ndarray) else list(probs)
     except TypeError:
-        raise TypeError(f"probs: expected an iterable of click probabilities, got {type(probs).__name__}") from None
+        raise not_iterable from None
     if isinstance(values, list) and all(is_real(p) for p in values):
         try:
             values = [float(p) for p in values]  # Fractions and numpy scalars, as float()
