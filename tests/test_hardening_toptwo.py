@@ -1,6 +1,10 @@
 """Hardening of paperkernels.toptwo: random valid inputs keep the invariants, hostile inputs raise
 errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
 
+import platform
+import sys
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -502,9 +506,12 @@ def test_transportation_cost_of_counts_near_the_float64_limit():
         T.transportation_cost(1e200, 1, -1e200, 1, arms="gaussian")
     # A squared gap past float64 over tiny counts: gap^2 n / 4 = 2.5e9, finite.
     assert T.transportation_cost(1e155, 1e-300, 0.0, 1e-300, arms="gaussian") == pytest.approx(2.5e9, rel=1e-14)
-    # The smaller count's share underflows and with it a kl term: refused, not called an overflow.
-    with pytest.raises(ValueError, match="n_i, n_j: counts too far apart for float64"):
-        T.transportation_cost(1.0, 1e-300, 0.0, 1e300)
+    # The smaller count's share underflows float64: computed in long double where it is wider.
+    if WIDE_LONG_DOUBLE:
+        assert T.transportation_cost(1.0, 1e-300, 0.0, 1e300) == pytest.approx(_cost_reference(1.0, 1e-300, 0.0, 1e300))
+    else:
+        with pytest.raises(ValueError, match="n_i, n_j: counts too far apart for float64"):
+            T.transportation_cost(1.0, 1e-300, 0.0, 1e300)
     # A denominator past float64 (sigma 1e150) or a subnormal square: computed in long double.
     assert T.transportation_cost(1.0, 1.0, 0.0, 1.0, arms="gaussian", sigma=1e150) == pytest.approx(2.5e-301, rel=1e-15)
     assert T.transportation_cost(1e154, 1e-300, 0.0, 1e-300, arms="gaussian") == pytest.approx(2.5e7, rel=1e-15)
@@ -514,6 +521,69 @@ def test_transportation_cost_of_counts_near_the_float64_limit():
     with pytest.raises(ValueError, match="mu_i: expected 0 or means at least 2.225e-308"):
         T.transportation_cost(5e-324, 1e300, 0.0, 1e300)
     assert T.transportation_cost(1e-300, 1e300, 0.0, 1e300) == pytest.approx(np.log(2), rel=1e-12)
+
+
+WIDE_LONG_DOUBLE = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686") and sys.platform != "win32"
+FLOAT64_MAX = float(np.finfo(np.float64).max)
+FLOAT64_TINY = float(np.finfo(np.float64).tiny)
+
+
+def _cost_reference(mu_i, n_i, mu_j, n_j, arms="bernoulli", sigma=1.0):
+    """The transportation cost from the definition, in 800-digit arithmetic: enough for 1 - m and the
+    cancelling kl terms of float64 inputs (down to 1e-324) to keep 100 digits."""
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workdps(800):
+        a, na, b, nb = (mpmath.mpf(v) for v in (mu_i, n_i, mu_j, n_j))
+        if arms == "gaussian":
+            return float((a - b) ** 2 / (2 * mpmath.mpf(sigma) ** 2 * (1 / na + 1 / nb)))
+        m = (na * a + nb * b) / (na + nb)
+
+        def kl(p):
+            first = p * mpmath.log(p / m) if p > 0 else 0
+            second = (1 - p) * mpmath.log((1 - p) / (1 - m)) if p < 1 else 0
+            return first + second
+
+        return float(na * kl(a) + nb * kl(b))
+
+
+# Costs whose intermediates leave the normal float64 range: a subnormal gap (the cost came out 0.0),
+# a subnormal pooled mean or 1 - m (errors up to 2e-3), a kl term lost or overflowing (refused as
+# beyond float64), a gap beyond float64 whose cost is not.
+EDGE_COSTS = [
+    (1.0000000000000002e-300, 1e100, 1e-300, 1e100, "bernoulli", 1.0),
+    (1.0000000000000002e-300, 1e200, 1e-300, 1e200, "bernoulli", 1.0),
+    (0.7, 1e-15, 0.0, 1e308, "bernoulli", 1.0),
+    (1.0, 1e308, 0.3, 1e-15, "bernoulli", 1.0),
+    (FLOAT64_TINY, 3.0, 0.0, 9007199254740994.0, "bernoulli", 1.0),
+    (1e-307, FLOAT64_MAX, 0.0, 1e300, "bernoulli", 1.0),
+    (1.0, FLOAT64_MAX, 0.9999999999999999, 3.0, "bernoulli", 1.0),
+    (0.5, 1e-15, 0.0, FLOAT64_MAX, "bernoulli", 1.0),
+    (1e308, 1e-300, -1e308, 1e-300, "gaussian", 1e150),
+    (FLOAT64_MAX, 1e-100, -FLOAT64_MAX, 1.0, "gaussian", 1e150),
+]
+
+
+@pytest.mark.skipif(not WIDE_LONG_DOUBLE, reason="needs an x86 long double (80-bit)")
+@pytest.mark.parametrize("case", EDGE_COSTS)
+def test_transportation_costs_whose_intermediates_leave_float64(case):
+    *values, arms, sigma = case
+    expected = _cost_reference(*values, arms=arms, sigma=sigma)
+    assert FLOAT64_TINY <= expected < FLOAT64_MAX
+    assert T.transportation_cost(*values, arms=arms, sigma=sigma) == pytest.approx(expected, rel=1e-14, abs=0)
+    # Monotone in n_i across the switch to long double (the first case with its counts doubled).
+    if case is EDGE_COSTS[0]:
+        assert T.transportation_cost(values[0], 2e100, values[2], 1e100) > T.transportation_cost(*values)
+
+
+def test_counts_beyond_uint64_are_real_numbers():
+    # numpy holds such Python integers in object arrays; they are counts like any other.
+    assert T.transportation_cost(0.6, 10**20, 0.4, 1) == pytest.approx(_cost_reference(0.6, 1e20, 0.4, 1.0), rel=1e-14)
+    costs = T.transportation_cost(0.6, [10**20, Fraction(5, 2)], 0.4, 1, arms="gaussian")
+    assert costs == pytest.approx([_cost_reference(0.6, n, 0.4, 1.0, "gaussian") for n in (1e20, 2.5)], rel=1e-14)
+    with pytest.raises(ValueError, match="n_i: expected numbers within float64, got a number beyond it"):
+        T.transportation_cost(0.6, 10**400, 0.4, 1)
+    with pytest.raises(TypeError, match="n_i: expected numbers, got an array of dtype object"):
+        T.transportation_cost(0.6, [None, 1], 0.4, 1)
 
 
 def test_booleans_are_not_numbers_in_the_theory_functions():

@@ -15,7 +15,7 @@ import numpy.typing as npt
 
 from .. import _core
 from .._limits import check_result_bytes
-from .._validation import as_array, as_bool, as_choice, as_float, as_int, plain_array
+from .._validation import as_array, as_bool, as_choice, as_float, as_int, is_real, plain_array
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -125,7 +125,21 @@ def real_array(value: Any, name: str, what: str = "numbers", **checks: Any) -> F
     raw = plain_array(value, name)  # converted once; as_array then checks the array
     if raw.dtype.kind == "b":
         raise TypeError(f"{name}: expected real {what}, got booleans")
+    if raw.dtype == object:
+        raw = _reals_from_objects(raw, name, what)
     return as_array(raw, name, **checks)
+
+
+def _reals_from_objects(raw: np.ndarray, name: str, what: str) -> np.ndarray:
+    """An object array of real numbers (numpy holds Python integers beyond uint64 so, and Fractions)
+    as float64, each element by float(); other object arrays unchanged, for as_array to refuse."""
+    elements = raw.ravel().tolist()
+    if not all(is_real(x) and not isinstance(x, bool) for x in elements):
+        return raw
+    try:
+        return np.array([float(x) for x in elements], dtype=np.float64).reshape(raw.shape)
+    except OverflowError:  # integers or Fractions beyond float64
+        raise ValueError(f"{name}: expected {what} within float64, got a number beyond it") from None
 
 
 def check_mu(mu: Any, arms: str) -> tuple[FloatArray, int]:

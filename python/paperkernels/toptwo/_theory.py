@@ -218,6 +218,12 @@ def transportation_cost(
     Gaussian: ``(mu_i - mu_j)^2 / (2 sigma^2 (1/n_i + 1/n_j))``; 0 when ``mu_i <= mu_j``. Counts may be
     real (weights), which gives the ``C_a(w)`` of :func:`characteristic_time`.
 
+    Every cost that float64 can hold is returned to about 1e-15 relative, including those whose
+    intermediates (a gap or pooled mean below the normal range, a sum of counts or a squared gap
+    beyond it) cannot be held: such cases are computed again with the wider exponent range of the
+    C++ ``long double`` (x86-64) and rounded once. Costs below the normal range keep only the digits
+    a subnormal float64 has.
+
     Parameters
     ----------
     mu_i, n_i : float or array_like
@@ -239,8 +245,8 @@ def transportation_cost(
     ValueError
         If a mean is out of range, a count is not positive, a count (or a Bernoulli mean) is below
         the smallest normal float64 but not 0, ``arms`` or ``sigma`` is invalid, the shapes do not
-        broadcast, a cost is beyond float64, or Bernoulli counts are too far apart for float64
-        (their ratio underflows).
+        broadcast, or a cost is beyond float64. (Where ``long double`` is no wider than a double,
+        Bernoulli counts whose ratio underflows are also refused, as too far apart.)
     TypeError
         If an input is not numeric.
 

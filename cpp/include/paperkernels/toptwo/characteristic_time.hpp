@@ -33,19 +33,39 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 using paperkernels::kl_bernoulli;
 using paperkernels::kl_bernoulli_parts;
 
-// kl(mu_i, m) and kl(mu_j, m) for m = share_i mu_i + share_j mu_j (share_i + share_j = 1,
-// mu_i > mu_j, gap = mu_i - mu_j), with m and 1 - m formed from the nearer mean so that both are
-// accurate.
-inline std::pair<double, double> pair_kl(double mu_i, double mu_j, double gap, double share_i, double share_j) {
-  double m, mc;
-  if (share_j <= 0.5) {
-    m = mu_i - share_j * gap;
-    mc = (1.0 - mu_i) + share_j * gap;
-  } else {
-    m = mu_j + share_i * gap;
-    mc = (1.0 - mu_j) - share_i * gap;
-  }
+// The pooled mean m = share_i mu_i + share_j mu_j and 1 - m (share_i + share_j = 1, mu_i > mu_j,
+// gap = mu_i - mu_j), each formed from the nearer mean so that both are accurate.
+template <class T>
+std::pair<T, T> pooled_mean(T mu_i, T mu_j, T gap, T share_i, T share_j) {
+  if (share_j <= T(0.5)) return {mu_i - share_j * gap, (1 - mu_i) + share_j * gap};
+  return {mu_j + share_i * gap, (1 - mu_j) - share_i * gap};
+}
+
+// kl(mu_i, m) and kl(mu_j, m) for that pooled mean m.
+template <class T>
+std::pair<T, T> pair_kl(T mu_i, T mu_j, T gap, T share_i, T share_j) {
+  const auto [m, mc] = pooled_mean(mu_i, mu_j, gap, share_i, share_j);
   return {kl_bernoulli_parts(mu_i, share_j * gap, m, mc), kl_bernoulli_parts(mu_j, -share_i * gap, m, mc)};
+}
+
+// The Bernoulli transportation cost (below) in arithmetic T. `clean` tells whether every quantity
+// it went through is a normal number: none lost digits below the normal range, nor overflowed.
+template <class T>
+T bernoulli_cost(T mu_i, T n_i, T mu_j, T n_j, bool& clean) {
+  const T gap = mu_i - mu_j;
+  T total = n_i + n_j, a = n_i, b = n_j;
+  if (std::isinf(total)) {  // halved counts: the same shares, exactly (a power-of-two scale)
+    a = T(0.5) * n_i;
+    b = T(0.5) * n_j;
+    total = a + b;
+  }
+  const T share_i = a / total, share_j = b / total;
+  const auto kl = pair_kl(mu_i, mu_j, gap, share_i, share_j);
+  const T cost = n_i * kl.first + n_j * kl.second;
+  const auto [m, mc] = pooled_mean(mu_i, mu_j, gap, share_i, share_j);
+  clean = std::isnormal(gap) && std::isnormal(share_i * gap) && std::isnormal(share_j * gap) && std::isnormal(m) &&
+          std::isnormal(mc) && std::isnormal(kl.first) && std::isnormal(kl.second) && std::isnormal(cost);
+  return cost;
 }
 
 // W = n_i kl(mu_i, m) + n_j kl(mu_j, m), m = (n_i mu_i + n_j mu_j) / (n_i + n_j), if mu_i > mu_j, else 0.
@@ -62,18 +82,18 @@ inline double transportation_cost(double mu_i, double n_i, double mu_j, double n
     // overflows) or in its subnormal range (losing digits): the same formula in long double
     // (x86: 64-bit mantissa, exponents to 16383), rounded once to double.
     using wide = long double;
-    const wide g = static_cast<wide>(gap), s = static_cast<wide>(sigma);
+    const wide g = static_cast<wide>(mu_i) - static_cast<wide>(mu_j), s = static_cast<wide>(sigma);
     const wide d = 2.0L * s * s * (1.0L / static_cast<wide>(n_i) + 1.0L / static_cast<wide>(n_j));
     return static_cast<double>(g * g / d);
   }
-  double total = n_i + n_j, a = n_i, b = n_j;
-  if (std::isinf(total)) {  // halved counts: the same shares, exactly (a power-of-two scale)
-    a = 0.5 * n_i;
-    b = 0.5 * n_j;
-    total = a + b;
-  }
-  const auto kl = pair_kl(mu_i, mu_j, gap, a / total, b / total);
-  return n_i * kl.first + n_j * kl.second;
+  bool clean = false;
+  const double cost = bernoulli_cost(mu_i, n_i, mu_j, n_j, clean);
+  if (clean) return cost;
+  // A gap, pooled-mean offset, kl term or cost below the normal range (its digits lost, or 0), a
+  // share that underflows, a kl term that overflows: the same computation in long double, whose
+  // exponent range holds every such quantity of float64 inputs, rounded once to double.
+  using wide = long double;
+  return static_cast<double>(bernoulli_cost<wide>(mu_i, n_i, mu_j, n_j, clean));
 }
 
 // Root of an increasing function on (lo, hi), f(lo) < 0 < f(hi), by Newton steps that fall back to
