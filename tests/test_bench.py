@@ -460,7 +460,7 @@ def test_a_run_whose_record_cannot_be_written_is_kept(quick, monkeypatch, tmp_pa
     record = _fresh_run(quick, monkeypatch, tmp_path)
     assert main(["bench", "--json", "/dev/full"]) == 2
     out = capsys.readouterr().out
-    assert "--json: [Errno 28] No space left on device" in out
+    assert "--json /dev/full: No space left on device" in out
     assert _kept_file(out, tmp_path) == record
 
 
@@ -474,12 +474,86 @@ def test_a_run_whose_only_figure_fails_is_kept(quick, monkeypatch, tmp_path, cap
     monkeypatch.setattr(analysis, "plot", fail)
     assert main(["bench", "--plot", str(tmp_path / "speedups.png")]) == 2
     out = capsys.readouterr().out
-    assert "--plot: the renderer gave up" in out
+    assert f"--plot {tmp_path / 'speedups.png'}: the renderer gave up" in out
     assert _kept_file(out, tmp_path) == record
     # With the record written where asked, nothing else is kept.
     assert main(["bench", "--json", str(tmp_path / "run.json"), "--plot", str(tmp_path / "s.png")]) == 2
     out = capsys.readouterr().out
     assert "kept in" not in out and benchmarks.read_json(str(tmp_path / "run.json")) == record
+
+
+def test_a_run_that_cannot_be_kept_either_is_reported(quick, monkeypatch, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    _fresh_run(quick, monkeypatch, tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    monkeypatch.setattr(analysis, "plot", _raise(OSError(28, "No space left on device")))
+    assert main(["bench", "--plot", str(tmp_path / "speedups.png")]) == 2
+    out = capsys.readouterr().out
+    assert f"--plot {tmp_path / 'speedups.png'}: No space left on device" in out
+    assert f"the results could not be kept either ({tmp_path / 'missing'}: No such file or directory)" in out
+
+
+def test_a_kept_record_that_fails_halfway_is_removed(quick, monkeypatch, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    _fresh_run(quick, monkeypatch, tmp_path)
+
+    def half_written(record, path):
+        Path(path).write_text("{")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(benchmarks, "write_json", half_written)
+    monkeypatch.setattr(analysis, "plot", _raise(ValueError("no figure")))
+    assert main(["bench", "--plot", str(tmp_path / "speedups.png")]) == 2
+    assert "the results could not be kept either" in capsys.readouterr().out
+    assert list((tmp_path / "temp").iterdir()) == []
+
+
+class _LatexError(Exception):
+    """Like matplotlib's LatexError: not a RuntimeError."""
+
+
+def test_any_failure_of_the_figure_is_an_output_error_that_wins(quick, monkeypatch, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    record = _fresh_run(quick, monkeypatch, tmp_path)
+    failed = copy.deepcopy(record)
+    name = next(iter(failed["modules"]))
+    failed["modules"][name]["status"], failed["modules"][name]["error"] = "failed", "boom"
+    monkeypatch.setattr(benchmarks, "run", lambda *a, **k: copy.deepcopy(failed))
+    monkeypatch.setattr(analysis, "plot", _raise(_LatexError("LaTeX errored")))
+    # A failed module alone gives 1; a missing output gives 2, which wins.
+    assert main(["bench", "--plot", str(tmp_path / "speedups.png")]) == 2
+    out = capsys.readouterr().out
+    assert f"--plot {tmp_path / 'speedups.png'}: LaTeX errored" in out and "the results are kept in" in out
+
+
+def _raise(exc):
+    def fail(*args, **kwargs):
+        raise exc
+
+    return fail
+
+
+def test_a_record_replaces_the_file_whole(quick, monkeypatch, tmp_path):
+    _, record, _ = quick
+    path = tmp_path / "run.json"
+    path.write_text("earlier record")
+    path.chmod(0o640)
+    monkeypatch.setattr(os, "replace", _raise(OSError(28, "No space left on device")))
+    with pytest.raises(OSError):
+        benchmarks.write_json(record, str(path))
+    assert path.read_text() == "earlier record" and [p.name for p in tmp_path.iterdir()] == ["run.json"]
+    monkeypatch.undo()
+    link = tmp_path / "link.json"
+    link.symlink_to(path)
+    benchmarks.write_json(record, str(link))
+    assert link.is_symlink() and benchmarks.read_json(str(path)) == record
+    assert path.stat().st_mode & 0o777 == 0o640 and sorted(p.name for p in tmp_path.iterdir()) == [
+        "link.json",
+        "run.json",
+    ]
+    if os.path.exists("/dev/null"):
+        benchmarks.write_json(record, "/dev/null")  # a device is written, never replaced
+        assert not Path("/dev/null").is_file()
 
 
 def test_checking_an_output_path_leaves_no_file(no_run, tmp_path, monkeypatch):

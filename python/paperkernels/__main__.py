@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import math
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -92,7 +93,7 @@ def run_bench(args: argparse.Namespace, report: Report) -> int:
                 benchmarks.write_json(record, args.json)
                 report.line(f"wrote {args.json}")
             except OSError as exc:
-                report.line(f"--json: {exc}")
+                report.line(f"--json {_os_error(exc, args.json)}")
                 status = 2
                 _keep_record(record, report)
             unsaved = False
@@ -110,9 +111,10 @@ def run_bench(args: argparse.Namespace, report: Report) -> int:
         try:
             analysis.plot(record, args.plot)
             report.line(f"wrote {args.plot}")
-        except (RuntimeError, OSError) as exc:
-            report.line(f"--plot: {exc}")
-            status = status or 2
+        except Exception as exc:  # matplotlib's own errors (a TeX run that fails, say) included
+            why = _os_error(exc, args.plot) if isinstance(exc, OSError) else f"{shlex.quote(args.plot)}: {exc}"
+            report.line(f"--plot {why}")
+            status = 2  # an output asked for is missing: as for --json, whatever else happened
             if unsaved:  # the figure was the only output asked for: do not lose the run
                 _keep_record(record, report)
     if args.markdown:
@@ -125,14 +127,27 @@ def _keep_record(record: dict[str, Any], report: Report) -> None:
     ``--from`` can still draw or compare it."""
     from . import benchmarks
 
-    handle, path = tempfile.mkstemp(prefix="paperkernels-bench-", suffix=".json")
-    os.close(handle)
+    path = None
     try:
+        handle, path = tempfile.mkstemp(prefix="paperkernels-bench-", suffix=".json")
+        os.close(handle)
         benchmarks.write_json(record, path)
     except OSError as exc:
-        report.line(f"the results could not be kept either ({path}: {exc})")
+        if path is not None:
+            Path(path).unlink(missing_ok=True)  # not a partial record
+        # tempfile.tempdir stays None when no usable temporary directory was found.
+        where = path or tempfile.tempdir
+        report.line(
+            "the results could not be kept either "
+            f"({_os_error(exc, where) if where else f'the temporary directory: {exc.strerror or exc}'})"
+        )
         return
-    report.line(f"the results are kept in {path} (use it with --from)")
+    report.line(f"the results are kept in {shlex.quote(path)} (use it with --from)")
+
+
+def _os_error(exc: OSError, path: str) -> str:
+    """``path: reason`` for a failed write, naming the path even where the error does not."""
+    return f"{shlex.quote(path)}: {exc.strerror or exc}"
 
 
 def _threshold(text: str) -> float:
@@ -230,7 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "bench",
         help="run the benchmarks against peer libraries (checks agreement first, then times)",
         description="Runs the benchmarks of the given modules (default: all of toptwo, cascade, greedy, shapes, "
-        "relu, scaleout). Exit status 1 if a module failed or --compare found a slowdown.",
+        "relu, scaleout). Exit status 1 if a module failed or --compare found a slowdown; 2 for a usage "
+        "error or an output (--json, --plot) that could not be written, which wins over 1.",
     )
     bench.add_argument("modules", nargs="*", metavar="module")
     bench.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run of the whole harness")

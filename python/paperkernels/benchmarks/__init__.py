@@ -13,7 +13,10 @@ from __future__ import annotations
 import datetime
 import importlib
 import json
+import os
+import stat
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Sequence
@@ -150,7 +153,35 @@ def print_measurements(measurements: Sequence[dict[str, Any]], report: Report) -
 
 
 def write_json(record: dict[str, Any], path: str) -> None:
-    Path(path).write_text(json.dumps(record, indent=1, sort_keys=False) + "\n")
+    """Writes the record to ``path``. A regular file (or a new one) is replaced whole: the text goes
+    to a temporary file beside it first, so a write that fails (a full disk) leaves any earlier
+    record there as it was. Devices and pipes are written directly."""
+    text = json.dumps(record, indent=1, sort_keys=False) + "\n"
+    target = Path(os.path.realpath(path))  # through symlinks: the link stays, its file is replaced
+    if target.exists() and not target.is_file():
+        Path(path).write_text(text)
+        return
+    try:
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError:  # a directory we may not create files in, holding a file we may write
+        target.write_text(text)
+        return
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
+        # The mode an ordinary write would have given: the old file's, or the default under umask.
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_umask()
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def read_json(path: str) -> dict[str, Any]:
