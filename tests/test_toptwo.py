@@ -494,12 +494,26 @@ def test_characteristic_time_of_a_small_mean_against_zero(top):
         assert abs(best.beta - 1 / math.e) < 1e-5 and abs(best.T * top / math.e - 1) < 1e-5
 
 
+@pytest.mark.parametrize("top", [1e-147, 1e-148, 3e-148, 1e-250, 1e-300, 2.3e-308])
+def test_characteristic_time_of_a_tiny_mean_against_zero(top):
+    # T* = e / mu_1 and beta* = 1 / e to first order in mu_1 (the value 1 / T* far below 1, where
+    # the solve must first bracket it).
+    best = tt.characteristic_time([top, 0.0])
+    assert best.T == pytest.approx(math.e / top, rel=1e-14) and best.beta == pytest.approx(1 / math.e, rel=1e-14)
+    if top < 1e-300:
+        return  # three arms: T = 4.3 / mu_1 is beyond float64
+    assert tt.characteristic_time([0.0, top, 0.0]).T == pytest.approx(
+        tt.characteristic_time([0.0, 1e-100, 0.0]).T * 1e-100 / top, rel=1e-13
+    )
+
+
 @pytest.mark.parametrize(
     "mu,kwargs",
     [
         ([0.0, 5e-324], dict(beta=0.5)),
         ([0.0, 5e-324], {}),
-        ([0.0, 0.0, 1e-300], {}),
+        ([0.0, 0.0, 1e-308], {}),  # T = 4.3e308
+        ([0.0, 1e-308], dict(beta=0.5)),
         ([1e-200, 0.0], dict(arms="gaussian")),
         ([1e-200, 0.0], dict(arms="gaussian", beta=0.5)),
     ],

@@ -364,13 +364,25 @@ class CharacteristicSolver {
   double solve_value(double beta) {
     double cap = detail::kInf;
     for (const Other& o : others_) cap = std::min(cap, beta * o.cap);
-    double hi = cap;
+    double lo = 0.0, hi = cap;
     if (!std::isfinite(hi)) {
       hi = 1.0;
       while (excess_weight(beta, hi).first < 0.0) hi *= 2.0;
+      // Means near 0 against a mean-0 arm put v = 1 / T* far below 1 (1e-148 for (1e-148, 0)),
+      // out of reach of the bisection steps from [0, hi]: bracket it from above by factors of 2^32.
+      // The weights of the last evaluation are the next one's starting points: a probe that does
+      // not move the bracket gives them back, so the solve is the one it would have been.
+      constexpr double kStep = 0x1p-32;
+      saved_ = others_;
+      while (hi * kStep >= std::numeric_limits<double>::min() && excess_weight(beta, hi * kStep).first > 0.0)
+        hi *= kStep;
+      if (hi < 1.0)
+        lo = hi * kStep;
+      else
+        others_.swap(saved_);
     }
     auto f = [&](double v) { return excess_weight(beta, v); };
-    const double v = increasing_root(f, 0.0, hi, 0.5 * hi);
+    const double v = increasing_root(f, lo, hi, 0.5 * (lo + hi));
     excess_weight(beta, v);
     return v;
   }
@@ -394,6 +406,7 @@ class CharacteristicSolver {
   int best_ = 0;
   double top_ = 0.0;
   std::vector<Other> others_;
+  std::vector<Other> saved_;  // solve_value's copy of others_ (kept to reuse its storage)
   const StopToken* token_ = nullptr;
 };
 
