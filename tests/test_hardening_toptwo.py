@@ -2,6 +2,7 @@
 errors that name the argument, threads and Ctrl-C behave, memory does not grow."""
 
 import platform
+import re
 import sys
 from fractions import Fraction
 
@@ -580,7 +581,7 @@ def test_counts_beyond_uint64_are_real_numbers():
     assert T.transportation_cost(0.6, 10**20, 0.4, 1) == pytest.approx(_cost_reference(0.6, 1e20, 0.4, 1.0), rel=1e-14)
     costs = T.transportation_cost(0.6, [10**20, Fraction(5, 2)], 0.4, 1, arms="gaussian")
     assert costs == pytest.approx([_cost_reference(0.6, n, 0.4, 1.0, "gaussian") for n in (1e20, 2.5)], rel=1e-14)
-    with pytest.raises(ValueError, match="n_i: expected numbers within float64, got a number beyond it"):
+    with pytest.raises(ValueError, match="n_i: expected numbers that float64 can hold, got one beyond its range"):
         T.transportation_cost(0.6, 10**400, 0.4, 1)
     with pytest.raises(TypeError, match="n_i: expected numbers, got an array of dtype object"):
         T.transportation_cost(0.6, [None, 1], 0.4, 1)
@@ -595,9 +596,42 @@ def test_booleans_are_not_numbers_in_the_theory_functions():
         T.identify([0.5, 0.4], 0.1, threshold=[True] * 10, max_steps=5)
 
 
+def test_booleans_mixed_with_numbers_are_refused():
+    # numpy reads [True, 0.5] as floats; every array of means, counts, thresholds or times refuses it.
+    with pytest.raises(TypeError, match="p: expected real numbers, got booleans"):
+        T.kl_bernoulli([True, 0.5], 0.25)
+    with pytest.raises(TypeError, match="p: expected real numbers, got booleans"):
+        T.kl_bernoulli([0.5, np.True_], 0.25)
+    with pytest.raises(TypeError, match="n_i: expected real numbers, got booleans"):
+        T.transportation_cost(0.9, [True, 2.0], 0.1, 1)
+    with pytest.raises(TypeError, match="mu: expected real means, got booleans"):
+        T.characteristic_time([0.9, True])
+    with pytest.raises(TypeError, match="threshold: expected real numbers, got booleans"):
+        T.identify([0.9, 0.1], seed=1, threshold=[True] + [3.0] * 300)
+    for t in (True, [True, True], [[2, True]]):
+        with pytest.raises(TypeError, match="t: expected integer times, got booleans"):
+            T.stopping_threshold(t, 0.05, 3)
+
+
+def test_numbers_that_float64_cannot_hold_are_refused():
+    huge = np.array([np.longdouble("1e400")] * 10, dtype=object)  # float() makes it inf silently
+    with pytest.raises(ValueError, match="threshold: expected numbers that float64 can hold"):
+        T.run_many([0.9, 0.1], n_runs=2, seed=1, n_threads=1, threshold=huge)
+    with pytest.raises(ValueError, match="mu_i: expected numbers that float64 can hold"):
+        T.transportation_cost(Fraction(1, 10**400), 1, 0.0, 1)  # not 0
+    with pytest.raises(ValueError, match="n_j: expected numbers that float64 can hold"):
+        T.transportation_cost(0.6, 1, 0.4, 10**400)
+
+
 def test_times_beyond_int64_are_named_as_given():
     with pytest.raises(ValueError, match=r"got values in \[9223372036854775808, 9223372036854775808\]"):
         T.stopping_threshold(np.array([2**63], dtype=np.uint64), 0.1, 3)
+    # Beyond uint64 numpy holds Python integers as objects: the same error, not a TypeError.
+    message = f"t: expected values in [1, {2**63 - 1}], got values in [5, {2**70}]"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        T.stopping_threshold([2**70, 5], 0.1, 3)
+    in_range = T.stopping_threshold(np.array([2**62, 5], dtype=object), 0.1, 3)
+    assert np.array_equal(in_range, T.stopping_threshold(np.array([2**62, 5]), 0.1, 3))
 
 
 @pytest.mark.parametrize("sampler", ["TaS-D", "TTTS"])

@@ -6,6 +6,7 @@ that the C++ core takes (the core never parses strings).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -122,24 +123,46 @@ class SamplerOptions:
 def real_array(value: Any, name: str, what: str = "numbers", **checks: Any) -> FloatArray:
     """as_array(value, name, **checks) for means, counts and thresholds: booleans are refused, as
     for the scalar arguments (a bool is not a number here); the error calls the values ``what``."""
-    raw = plain_array(value, name)  # converted once; as_array then checks the array
-    if raw.dtype.kind == "b":
+    if holds_booleans(value):
         raise TypeError(f"{name}: expected real {what}, got booleans")
+    raw = plain_array(value, name)  # converted once; as_array then checks the array
     if raw.dtype == object:
         raw = _reals_from_objects(raw, name, what)
     return as_array(raw, name, **checks)
+
+
+def holds_booleans(value: Any) -> bool:
+    """Whether ``value`` is or holds a boolean: numpy reads ``[True, 0.5]`` as floats without a word."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "b" or (
+            value.dtype == object and any(isinstance(x, (bool, np.bool_)) for x in value.flat)
+        )
+    if isinstance(value, (list, tuple)):
+        return any(holds_booleans(x) for x in value)
+    return False
 
 
 def _reals_from_objects(raw: np.ndarray, name: str, what: str) -> np.ndarray:
     """An object array of real numbers (numpy holds Python integers beyond uint64 so, and Fractions)
     as float64, each element by float(); other object arrays unchanged, for as_array to refuse."""
     elements = raw.ravel().tolist()
-    if not all(is_real(x) and not isinstance(x, bool) for x in elements):
+    if not all(is_real(x) for x in elements):
         return raw
     try:
-        return np.array([float(x) for x in elements], dtype=np.float64).reshape(raw.shape)
-    except OverflowError:  # integers or Fractions beyond float64
-        raise ValueError(f"{name}: expected {what} within float64, got a number beyond it") from None
+        return np.array([_float64(x) for x in elements], dtype=np.float64).reshape(raw.shape)
+    except OverflowError:
+        raise ValueError(f"{name}: expected {what} that float64 can hold, got one beyond its range") from None
+
+
+def _float64(x: Any) -> float:
+    """float(x), refusing (OverflowError) a finite number that would become an infinity (a long
+    double does so silently) or a non-zero one that would become 0."""
+    value = float(x)  # integers and Fractions beyond float64 raise OverflowError here
+    if (math.isinf(value) and not (isinstance(x, (float, np.floating)) and np.isinf(x))) or (value == 0.0 and x != 0):
+        raise OverflowError
+    return value
 
 
 def check_mu(mu: Any, arms: str) -> tuple[FloatArray, int]:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._validation import as_array, as_choice, as_float, as_int
+from .._validation import as_array, as_choice, as_float, as_int, plain_array
 from ._options import (
     ARM_KINDS,
     ARMS,
@@ -21,6 +21,7 @@ from ._options import (
     FloatArray,
     check_mu,
     check_sigma,
+    holds_booleans,
     real_array,
 )
 
@@ -108,9 +109,10 @@ def characteristic_time(
         If ``mu`` has fewer than 2 arms, more than ``max_arms``, no unique maximum, or (Bernoulli)
         means outside [0, 1]; if ``beta`` is not in (0, 1); if ``arms`` is not a known name; if
         ``sigma`` is not positive or its squared gaps overflow; if the gaps or means are so small
-        that ``T`` or the costs leave float64 (Gaussian gaps below about ``1e-154 sigma``, Bernoulli
-        means below about ``1e-300``): every returned solution is checked (weights summing to 1,
-        every ``C_a(w) = 1 / T``).
+        that ``T`` or the costs leave float64 (Gaussian gaps below about ``1e-154 sigma``; Bernoulli
+        means so small that ``T`` exceeds the largest float64, as ``T = e / mu_1`` does for two arms
+        of means ``mu_1 < 6.6e-309`` and 0): every returned solution is checked (weights summing to
+        1, every ``C_a(w) = 1 / T``).
     TypeError
         If an argument has the wrong type (e.g. a string ``beta``).
 
@@ -298,6 +300,20 @@ def transportation_cost(
     return _scalar_or_array(costs, shape)
 
 
+def _times(t: Any) -> np.ndarray:
+    """Times ``t >= 1`` as int64. Booleans are refused; Python integers beyond int64 (which numpy
+    holds as objects) are named by value, as the range check of smaller ones does."""
+    if holds_booleans(t):
+        raise TypeError("t: expected integer times, got booleans")
+    raw = plain_array(t, "t")
+    if raw.dtype == object and raw.size and all(isinstance(x, (int, np.integer)) for x in raw.flat):
+        smallest, largest, top = min(raw.flat), max(raw.flat), int(np.iinfo(np.int64).max)
+        if smallest < 1 or largest > top:
+            raise ValueError(f"t: expected values in [1, {top}], got values in [{smallest}, {largest}]")
+        raw = raw.astype(np.int64)
+    return as_array(raw, "t", dtype=np.int64, low=1, allow_empty=True)
+
+
 def stopping_threshold(t: Any, delta: float, K: int, kind: str = "gk16") -> float | FloatArray:
     """The named stopping thresholds ``c(t, delta)`` of the GLR stopping rule, at times ``t >= 1``.
 
@@ -340,6 +356,6 @@ def stopping_threshold(t: Any, delta: float, K: int, kind: str = "gk16") -> floa
     kind = as_choice(kind, "kind", THRESHOLDS)
     delta = as_float(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
     K = as_int(K, "K", low=2, high=MAX_ARMS)
-    ta = as_array(t, "t", dtype=np.int64, low=1, allow_empty=True)
+    ta = _times(t)
     out = _core.toptwo.threshold(THRESHOLD_KINDS[kind], delta, K, ta.ravel())
     return _scalar_or_array(out, np.shape(t))
