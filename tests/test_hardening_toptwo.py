@@ -611,6 +611,34 @@ def test_booleans_mixed_with_numbers_are_refused():
     for t in (True, [True, True], [[2, True]]):
         with pytest.raises(TypeError, match="t: expected integer times, got booleans"):
             T.stopping_threshold(t, 0.05, 3)
+    # Array-likes that convert to booleans, and booleans inside array-likes of a list.
+    with pytest.raises(TypeError, match="mu: expected real means, got booleans"):
+        T.characteristic_time(memoryview(np.array([True, False])))
+    with pytest.raises(TypeError, match="mu: expected real means, got booleans"):
+        T.characteristic_time([_ArrayLike([True]), _ArrayLike([0.5])])
+    with pytest.raises(TypeError, match="t: expected integer times, got booleans"):
+        T.stopping_threshold(_ArrayLike(True), 0.05, 3)
+
+
+def test_deeply_nested_lists_are_refused_by_name():
+    nested = [0.5]
+    for _ in range(3000):
+        nested = [nested]
+    looped = [0.5]
+    looped.append(looped)
+    for value in (nested, looped):
+        with pytest.raises(TypeError, match="mu: expected an array-like of numbers"):
+            T.characteristic_time(value)
+    with pytest.raises(TypeError, match="t: expected an array-like of numbers"):
+        T.stopping_threshold(nested, 0.05, 3)
+
+
+class _ArrayLike:
+    def __init__(self, values):
+        self.values = values
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.values)
 
 
 def test_numbers_that_float64_cannot_hold_are_refused():
@@ -621,6 +649,11 @@ def test_numbers_that_float64_cannot_hold_are_refused():
         T.transportation_cost(Fraction(1, 10**400), 1, 0.0, 1)  # not 0
     with pytest.raises(ValueError, match="n_j: expected numbers that float64 can hold"):
         T.transportation_cost(0.6, 1, 0.4, 10**400)
+    if np.finfo(np.longdouble).maxexp > np.finfo(np.float64).maxexp:  # an 80-bit long double
+        with pytest.raises(ValueError, match="p: expected numbers that float64 can hold"):
+            T.kl_bernoulli(np.longdouble("1e-4000"), 0.5)
+        with pytest.raises(ValueError, match="threshold: expected numbers that float64 can hold"):
+            T.identify([0.6, 0.4], threshold=np.array([np.longdouble("1e4000")] * 50), seed=1)
 
 
 def test_times_beyond_int64_are_named_as_given():
@@ -632,6 +665,13 @@ def test_times_beyond_int64_are_named_as_given():
         T.stopping_threshold([2**70, 5], 0.1, 3)
     in_range = T.stopping_threshold(np.array([2**62, 5], dtype=object), 0.1, 3)
     assert np.array_equal(in_range, T.stopping_threshold(np.array([2**62, 5]), 0.1, 3))
+    # Integral values of other kinds are times too; every range error reads the same.
+    assert np.array_equal(T.stopping_threshold([10, 5.0], 0.1, 3), T.stopping_threshold([10, 5], 0.1, 3))
+    assert T.stopping_threshold(Fraction(5), 0.1, 3) == T.stopping_threshold(5, 0.1, 3)
+    for t in (0, [0, 2**70], np.uint64(2**64 - 1)):
+        with pytest.raises(ValueError, match=re.escape(f"t: expected values in [1, {2**63 - 1}]")):
+            T.stopping_threshold(t, 0.1, 3)
+    assert T.stopping_threshold(np.array([], dtype=object), 0.1, 3).shape == (0,)
 
 
 @pytest.mark.parametrize("sampler", ["TaS-D", "TTTS"])

@@ -123,25 +123,48 @@ class SamplerOptions:
 def real_array(value: Any, name: str, what: str = "numbers", **checks: Any) -> FloatArray:
     """as_array(value, name, **checks) for means, counts and thresholds: booleans are refused, as
     for the scalar arguments (a bool is not a number here); the error calls the values ``what``."""
-    if holds_booleans(value):
-        raise TypeError(f"{name}: expected real {what}, got booleans")
-    raw = plain_array(value, name)  # converted once; as_array then checks the array
+    raw = array_without_booleans(value, name, f"real {what}")  # converted once; as_array checks it
     if raw.dtype == object:
         raw = _reals_from_objects(raw, name, what)
+    elif raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
+        raw = _float64_from_long_double(raw, name, what)
     return as_array(raw, name, **checks)
 
 
-def holds_booleans(value: Any) -> bool:
-    """Whether ``value`` is or holds a boolean: numpy reads ``[True, 0.5]`` as floats without a word."""
-    if isinstance(value, (bool, np.bool_)):
-        return True
-    if isinstance(value, np.ndarray):
-        return value.dtype.kind == "b" or (
-            value.dtype == object and any(isinstance(x, (bool, np.bool_)) for x in value.flat)
-        )
+def array_without_booleans(value: Any, name: str, expected: str) -> np.ndarray:
+    """plain_array(value), refusing booleans anywhere in it (TypeError: "expected {expected}"):
+    numpy reads ``[True, 0.5]`` as floats without a word, so a sequence is first looked at as
+    numpy holds its elements."""
+
+    def boolean(x: Any) -> bool:
+        return isinstance(x, (bool, np.bool_)) or (isinstance(x, np.ndarray) and x.dtype.kind == "b")
+
     if isinstance(value, (list, tuple)):
-        return any(holds_booleans(x) for x in value)
-    return False
+        kinds = {type(x) for x in value}  # one pass in C: a flat list of numbers is the common case
+        if any(issubclass(k, (list, tuple, np.ndarray)) or hasattr(k, "__array__") for k in kinds):
+            try:
+                found = any(boolean(x) for x in np.asarray(value, dtype=object).flat)
+            except Exception:  # too deep or ragged: plain_array below reports it, naming the argument
+                found = False
+        else:
+            found = any(issubclass(k, (bool, np.bool_)) for k in kinds)
+        if found:
+            raise TypeError(f"{name}: expected {expected}, got booleans")
+    raw = plain_array(value, name)
+    if boolean(raw) or (raw.dtype == object and any(boolean(x) for x in raw.flat)):
+        raise TypeError(f"{name}: expected {expected}, got booleans")
+    return raw
+
+
+def _float64_from_long_double(raw: np.ndarray, name: str, what: str) -> np.ndarray:
+    """A long double array as float64, refusing finite values that would become infinities or
+    non-zero ones that would become 0."""
+    with np.errstate(over="ignore", under="ignore"):
+        converted = raw.astype(np.float64)
+    lost = (np.isfinite(raw) & ~np.isfinite(converted)) | ((raw != 0) & (converted == 0))
+    if np.any(lost):
+        raise ValueError(f"{name}: expected {what} that float64 can hold, got one beyond its range")
+    return converted
 
 
 def _reals_from_objects(raw: np.ndarray, name: str, what: str) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._validation import as_array, as_choice, as_float, as_int, plain_array
+from .._validation import as_array, as_choice, as_float, as_int
 from ._options import (
     ARM_KINDS,
     ARMS,
@@ -19,9 +20,9 @@ from ._options import (
     THRESHOLD_KINDS,
     THRESHOLDS,
     FloatArray,
+    array_without_booleans,
     check_mu,
     check_sigma,
-    holds_booleans,
     real_array,
 )
 
@@ -111,7 +112,7 @@ def characteristic_time(
         ``sigma`` is not positive or its squared gaps overflow; if the gaps or means are so small
         that ``T`` or the costs leave float64 (Gaussian gaps below about ``1e-154 sigma``; Bernoulli
         means so small that ``T`` exceeds the largest float64, as ``T = e / mu_1`` does for two arms
-        of means ``mu_1 < 6.6e-309`` and 0): every returned solution is checked (weights summing to
+        of means ``mu_1 < 1.5e-308`` and 0): every returned solution is checked (weights summing to
         1, every ``C_a(w) = 1 / T``).
     TypeError
         If an argument has the wrong type (e.g. a string ``beta``).
@@ -301,17 +302,28 @@ def transportation_cost(
 
 
 def _times(t: Any) -> np.ndarray:
-    """Times ``t >= 1`` as int64. Booleans are refused; Python integers beyond int64 (which numpy
-    holds as objects) are named by value, as the range check of smaller ones does."""
-    if holds_booleans(t):
-        raise TypeError("t: expected integer times, got booleans")
-    raw = plain_array(t, "t")
-    if raw.dtype == object and raw.size and all(isinstance(x, (int, np.integer)) for x in raw.flat):
-        smallest, largest, top = min(raw.flat), max(raw.flat), int(np.iinfo(np.int64).max)
-        if smallest < 1 or largest > top:
-            raise ValueError(f"t: expected values in [1, {top}], got values in [{smallest}, {largest}]")
-        raw = raw.astype(np.int64)
-    return as_array(raw, "t", dtype=np.int64, low=1, allow_empty=True)
+    """Times ``t >= 1`` as int64. Booleans are refused; integral numbers that numpy holds as objects
+    (Python integers beyond int64, Fractions, mixed with floats) are read as integers, and those
+    out of range named by value, as the range check of the others does."""
+    top = int(np.iinfo(np.int64).max)
+    raw = array_without_booleans(t, "t", "integer times")
+    if raw.dtype == object:
+        items = raw.ravel().tolist()
+        if all(_integral(x) for x in items):
+            values = [math.floor(x) for x in items]
+            smallest, largest = min(values, default=1), max(values, default=1)
+            if smallest < 1 or largest > top:
+                raise ValueError(f"t: expected values in [1, {top}], got values in [{smallest}, {largest}]")
+            raw = np.array(values, dtype=np.int64).reshape(raw.shape)
+    return as_array(raw, "t", dtype=np.int64, low=1, high=top, allow_empty=True)
+
+
+def _integral(x: Any) -> bool:
+    """Whether x is a real number with an integer value (not a boolean)."""
+    try:
+        return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_)) and x == math.floor(x)
+    except (OverflowError, ValueError):  # infinities, NaN
+        return False
 
 
 def stopping_threshold(t: Any, delta: float, K: int, kind: str = "gk16") -> float | FloatArray:
