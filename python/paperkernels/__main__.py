@@ -9,6 +9,7 @@ import math
 import os
 import shlex
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -171,8 +172,11 @@ def _unwritable(path: str) -> str | None:
     # The file the path leads to (through symlinks, even dangling ones, which stay the user's).
     real = Path(os.path.realpath(target))
     existed = real.exists()
+    if existed and stat.S_ISFIFO(real.stat().st_mode):
+        # Opening and closing a pipe would end its reader's input: only its permission is checked
+        # here; the reader must be there when the record is written.
+        return None if os.access(real, os.W_OK) else "Permission denied"
     try:
-        # Non-blocking: a FIFO without a reader is refused instead of waiting for one.
         os.close(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666))
     except OSError as exc:
         return exc.strerror or str(exc)

@@ -16,7 +16,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Sequence
@@ -153,35 +152,38 @@ def print_measurements(measurements: Sequence[dict[str, Any]], report: Report) -
 
 
 def write_json(record: dict[str, Any], path: str) -> None:
-    """Writes the record to ``path``. A regular file (or a new one) is replaced whole: the text goes
-    to a temporary file beside it first, so a write that fails (a full disk) leaves any earlier
-    record there as it was. Devices and pipes are written directly."""
+    """Writes the record to ``path``, in place: a file, a device or ``/dev/stdout``. A named pipe
+    must have its reader when the record is written; without one this raises (ENXIO) instead of
+    waiting for a reader that may never come."""
     text = json.dumps(record, indent=1, sort_keys=False) + "\n"
-    target = Path(os.path.realpath(path))  # through symlinks: the link stays, its file is replaced
-    if target.exists() and not target.is_file():
+    try:
+        status = os.stat(path)
+    except OSError:
+        status = None
+    stream = _open_stream(status)
+    if stream is not None:  # /dev/stdout and the like: after what was printed, not over it
+        stream.write(text)
+        stream.flush()
+        return
+    fifo = status is not None and stat.S_ISFIFO(status.st_mode)
+    if not fifo:
         Path(path).write_text(text)
         return
-    try:
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError:  # a directory we may not create files in, holding a file we may write
-        target.write_text(text)
-        return
-    try:
-        with os.fdopen(handle, "w") as out:
-            out.write(text)
-        # The mode an ordinary write would have given: the old file's, or the default under umask.
-        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_umask()
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    handle = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    os.set_blocking(handle, True)
+    with os.fdopen(handle, "w") as out:
+        out.write(text)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _open_stream(status: os.stat_result | None) -> Any:
+    """sys.stdout or sys.stderr if the file with this status is where it writes, else None."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if status is not None and os.path.samestat(status, os.fstat(stream.fileno())):
+                return stream
+        except (AttributeError, OSError, ValueError):  # replaced streams without a file descriptor
+            continue
+    return None
 
 
 def read_json(path: str) -> dict[str, Any]:
