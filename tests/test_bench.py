@@ -469,6 +469,32 @@ def test_output_path_that_is_a_pipe_with_a_reader_gets_the_record(quick, monkeyp
     assert json.loads(b"".join(chunks)) == record
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_figure_to_a_pipe_is_refused_before_running(no_run, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    pipe = tmp_path / "figure.svg"
+    os.mkfifo(pipe)  # no reader: writing the figure would wait forever
+    out, err = _refused(["bench", "toptwo", "--plot", str(pipe)], capsys)
+    assert out == "" and f"--plot {pipe}: expected a regular file for the figure" in err
+
+
+def test_figure_to_the_report_file_is_refused_before_running(tmp_path):
+    pytest.importorskip("matplotlib")
+    report = tmp_path / "report.svg"
+    env = dict(os.environ, PYTHONPATH=str(Path(paperkernels.__file__).resolve().parents[1]))
+    with report.open("w") as stdout:
+        done = subprocess.run(
+            [sys.executable, "-m", "paperkernels", "bench", "toptwo", "--plot", str(report)],
+            cwd=tmp_path,
+            env=env,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 2 and "is where this command prints its report" in done.stderr
+
+
 @pytest.mark.parametrize("name", ["speedups", "speedups.txt"])
 def test_plot_file_needs_a_format_suffix(name, no_run, tmp_path, capsys):
     pytest.importorskip("matplotlib")

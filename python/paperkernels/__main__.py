@@ -234,9 +234,27 @@ def check_bench_args(args: argparse.Namespace, parser: argparse.ArgumentParser) 
             parser.error(f"{flag} {path}: {problem}")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         parser.error("--plot needs matplotlib (pip install matplotlib)")
-    problem = _plot_format_problem(args.plot) if args.plot else None
+    problem = (_plot_target_problem(args.plot) or _plot_format_problem(args.plot)) if args.plot else None
     if problem:
         parser.error(f"--plot {args.plot}: {problem}")
+
+
+def _plot_target_problem(path: str) -> str | None:
+    """Why a figure cannot go to ``path`` although it can be opened: matplotlib truncates the file
+    and may seek in it, so it must be a regular file, and not the one the report is printed to."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None  # a new file
+    if not stat.S_ISREG(status.st_mode):
+        return "expected a regular file for the figure (matplotlib rewrites and seeks in it), not a pipe or device"
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if os.path.samestat(status, os.fstat(stream.fileno())):
+                return "is where this command prints its report; name another file for the figure"
+        except (AttributeError, OSError, ValueError):  # streams without a file descriptor
+            continue
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
