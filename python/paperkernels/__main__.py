@@ -248,12 +248,10 @@ def _plot_target_problem(path: str) -> str | None:
         return None  # a new file
     if not stat.S_ISREG(status.st_mode):
         return "expected a regular file for the figure (matplotlib rewrites and seeks in it), not a pipe or device"
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if os.path.samestat(status, os.fstat(stream.fileno())):
-                return "is where this command prints its report; name another file for the figure"
-        except (AttributeError, OSError, ValueError):  # streams without a file descriptor
-            continue
+    from .benchmarks import standard_stream
+
+    if standard_stream(status) is not None:
+        return "is where this command prints its report; name another file for the figure"
     return None
 
 

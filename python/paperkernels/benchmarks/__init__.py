@@ -160,7 +160,7 @@ def write_json(record: dict[str, Any], path: str) -> None:
         status = os.stat(path)
     except OSError:
         status = None
-    stream = _open_stream(status)
+    stream = standard_stream(status)
     if stream is not None:  # /dev/stdout and the like: after what was printed, not over it
         stream.write(text)
         stream.flush()
@@ -175,7 +175,7 @@ def write_json(record: dict[str, Any], path: str) -> None:
         out.write(text)
 
 
-def _open_stream(status: os.stat_result | None) -> Any:
+def standard_stream(status: os.stat_result | None) -> Any:
     """sys.stdout or sys.stderr if the file with this status is where it writes, else None."""
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -41,10 +41,10 @@ std::pair<T, T> pooled_mean(T mu_i, T mu_j, T gap, T share_i, T share_j) {
   return {mu_j + share_i * gap, (1 - mu_j) - share_i * gap};
 }
 
-// kl(mu_i, m) and kl(mu_j, m) for that pooled mean m.
+// kl(mu_i, m) and kl(mu_j, m) for that pooled mean m (pooled = {m, 1 - m}).
 template <class T>
-std::pair<T, T> pair_kl(T mu_i, T mu_j, T gap, T share_i, T share_j) {
-  const auto [m, mc] = pooled_mean(mu_i, mu_j, gap, share_i, share_j);
+std::pair<T, T> pair_kl(T mu_i, T mu_j, T gap, T share_i, T share_j, const std::pair<T, T>& pooled) {
+  const auto [m, mc] = pooled;
   return {kl_bernoulli_parts(mu_i, share_j * gap, m, mc), kl_bernoulli_parts(mu_j, -share_i * gap, m, mc)};
 }
 
@@ -60,9 +60,10 @@ T bernoulli_cost(T mu_i, T n_i, T mu_j, T n_j, bool& clean) {
     total = a + b;
   }
   const T share_i = a / total, share_j = b / total;
-  const auto kl = pair_kl(mu_i, mu_j, gap, share_i, share_j);
+  const auto pooled = pooled_mean(mu_i, mu_j, gap, share_i, share_j);
+  const auto kl = pair_kl(mu_i, mu_j, gap, share_i, share_j, pooled);
   const T cost = n_i * kl.first + n_j * kl.second;
-  const auto [m, mc] = pooled_mean(mu_i, mu_j, gap, share_i, share_j);
+  const auto [m, mc] = pooled;
   clean = std::isnormal(gap) && std::isnormal(share_i * gap) && std::isnormal(share_j * gap) && std::isnormal(m) &&
           std::isnormal(mc) && std::isnormal(kl.first) && std::isnormal(kl.second) && std::isnormal(cost);
   return cost;
@@ -288,7 +289,9 @@ class CharacteristicSolver {
   // Bernoulli: g(x) = kl(mu*, m) + x kl(mu_a, m), m = (mu* + x mu_a) / (1 + x), x = w_a / beta.
   // g increases from 0 to kl(mu*, mu_a) and g'(x) = kl(mu_a, m).
   void evaluate_ratio(Other& o, double x) const {
-    const auto kl = pair_kl(top_, o.mu, o.gap, 1.0 / (1.0 + x), 1.0 / (1.0 + 1.0 / x));
+    const double share_top = 1.0 / (1.0 + x), share_own = 1.0 / (1.0 + 1.0 / x);
+    const auto kl =
+        pair_kl(top_, o.mu, o.gap, share_top, share_own, pooled_mean(top_, o.mu, o.gap, share_top, share_own));
     o.kl_top = kl.first;
     o.kl_own = kl.second;
   }
